@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+# pidx: out-of-tree build of pidx.ko, plus the project's own jobs.
+# The module's objects are listed in Kbuild; this file only drives Kbuild
+# and the scripts.
+
+KVER ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KVER)/build
+
+.PHONY: all module clean install help check check-debug bench headers-present
+
+all: module
+
+headers-present:
+	@test -f "$(KDIR)/Makefile" || { \
+	  echo "pidx: no kernel headers at $(KDIR): install linux-headers-$(KVER) (Debian: apt-get install linux-headers-cloud-amd64) or pass KDIR=/path/to/headers" >&2; \
+	  exit 2; }
+
+module: headers-present
+	$(MAKE) -C "$(KDIR)" M="$(CURDIR)" modules
+
+clean:
+	@if [ -f "$(KDIR)/Makefile" ]; then $(MAKE) -C "$(KDIR)" M="$(CURDIR)" clean; \
+	else rm -f ./*.o ./*.ko ./*.mod ./*.mod.c ./.*.cmd Module.symvers modules.order; fi
+
+install: headers-present
+	$(MAKE) -C "$(KDIR)" M="$(CURDIR)" modules_install
+
+# The test suite: every check, ends with "N passed, N failed".
+check:
+	@tests/run-all.sh
+
+# The test suite's guest part again, under a debug kernel built once and cached.
+check-debug:
+	@tests/run-all.sh --debug-kernel
+
+# The main job: sweep, record, plot (natively, or in a stock kernel under QEMU).
+bench:
+	@scripts/bench.sh $(if $(FULL),--full)
+
+help:
+	@echo "pidx targets:"
+	@echo "  make [all]      build pidx.ko against KDIR (default /lib/modules/\$$(uname -r)/build)"
+	@echo "  make clean      remove build outputs"
+	@echo "  make install    modules_install into /lib/modules/<release>/"
+	@echo "  make check      the whole test suite (installs prerequisites as root)"
+	@echo "  make check-debug the guest tests again under a KASAN/lockdep kernel (built once)"
+	@echo "  make bench      benchmark sweep and plots (FULL=1 for the full sweep); see scripts/bench.sh --help"
+	@echo "variables: KDIR=<headers dir>  KVER=<kernel release>  W=1  C=1"

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pidx: benchmark PID indexes inside the running kernel.
+ *
+ * Every index implements struct pidx_ops with the semantics of the kernel's
+ * own PID index (kernel/pid.c, Linux 6.1):
+ *
+ *  - alloc():   cyclic allocation exactly as alloc_pid() + idr_alloc_cyclic():
+ *               the floor is 1 while the cursor is at or below
+ *               PIDX_RESERVED_PIDS and PIDX_RESERVED_PIDS once it has passed
+ *               it; search [max(cursor, floor), pid_max); when nothing is free
+ *               there and the search did not already start at the floor,
+ *               search [floor, pid_max) once more; the cursor becomes
+ *               pid + 1.  -ENOSPC when nothing is free.  The number is
+ *               published (visible to lookup/find_ge) before alloc returns.
+ *  - insert():  take a given number; -EEXIST if present, -EINVAL outside
+ *               [1, pid_max).  Does not move the cursor.
+ *  - lookup():  lockless; the caller holds rcu_read_lock().  A key present
+ *               for the whole call is always found.
+ *  - remove():  -ENOENT if absent; memory is freed only after an RCU grace
+ *               period.
+ *  - find_ge(): the smallest present number >= @pid, or -ENOENT; lockless
+ *               under rcu_read_lock() like lookup().
+ *  - verify():  structural invariants, called with no writer running;
+ *               returns the number of violations found (0: consistent) and
+ *               reports each with pr_err().
+ *  - mem_bytes(): memory the index holds now, in bytes.
+ *
+ * alloc/insert/remove may be called from any context, including the
+ * interrupts-off callback of on_each_cpu(): @gfp says whether they may sleep
+ * (GFP_KERNEL from process context, GFP_ATOMIC otherwise).  Writers are
+ * serialized by each index as it sees fit.
+ *
+ * Adding an index is one new file defining a struct pidx_ops and one line in
+ * pidx_index_table[] (pidx_core.c).
+ */
+#ifndef _PIDX_H
+#define _PIDX_H
+
+#include <linux/types.h>
+#include <linux/gfp.h>
+#include <linux/atomic.h>
+
+/* kernel/pid.c: the first numbers are kept for daemons once the cursor wraps */
+#define PIDX_RESERVED_PIDS	300
+/* include/linux/threads.h PID_MAX_LIMIT on 64-bit */
+#define PIDX_PID_MAX_LIMIT	(4 * 1024 * 1024)
+#define PIDX_PID_MAX_MIN	(PIDX_RESERVED_PIDS + 1)
+#define PIDX_PID_MAX_DEFAULT	32768
+/* skip lists: the highest level a tower may reach (sl_max_level's bound) */
+#define PIDX_SL_LEVELS_MAX	16
+
+struct pidx_index;
+
+/* Parameters every index is created with (snapshot of the settings). */
+struct pidx_params {
+	u32 pid_max;		/* numbers are in [1, pid_max) */
+	u32 sl_p;		/* skip lists: a tower grows with probability 1/sl_p */
+	u32 sl_max_level;	/* skip lists: 0 = derived from pid_max */
+	u32 rb_level;		/* rbskip: towers this tall are in the tree; 0 = default */
+	u64 seed;		/* for any randomness inside the index */
+};
+
+struct pidx_ops {
+	const char *name;
+	const char *desc;
+	/* the null index: measures the engine only, its contents are not checked */
+	bool no_contents;
+
+	/* Process context; returns ERR_PTR() on failure. */
+	struct pidx_index *(*create)(const struct pidx_params *p);
+	/* Process context; frees everything, including RCU-deferred memory. */
+	void (*destroy)(struct pidx_index *idx);
+
+	int (*alloc)(struct pidx_index *idx, gfp_t gfp);
+	int (*insert)(struct pidx_index *idx, u32 pid, gfp_t gfp);
+	bool (*lookup)(struct pidx_index *idx, u32 pid);
+	int (*remove)(struct pidx_index *idx, u32 pid);
+	int (*find_ge)(struct pidx_index *idx, u32 pid);
+
+	unsigned int (*verify)(struct pidx_index *idx);
+	size_t (*mem_bytes)(struct pidx_index *idx);
+	/*
+	 * Optional: index-specific facts for the results ("key=value" pairs
+	 * separated by ';', no commas), e.g. the level histogram.
+	 */
+	void (*describe)(struct pidx_index *idx, char *buf, size_t len);
+};
+
+extern const struct pidx_ops pidx_null_ops;
+extern const struct pidx_ops pidx_idr_ops;
+extern const struct pidx_ops pidx_skiplist_ops;
+extern const struct pidx_ops pidx_rbskip_ops;
+
+extern const struct pidx_ops *const pidx_index_table[];
+extern const unsigned int pidx_nr_indexes;
+
+/*
+ * Module-wide accounting of what the indexes allocate themselves: every
+ * charge must be matched by an uncharge before unload.
+ */
+struct pidx_mem_account {
+	atomic_long_t bytes;	/* outstanding */
+	atomic_long_t allocs;	/* objects allocated since load */
+	atomic_long_t frees;	/* objects freed since load */
+};
+
+extern struct pidx_mem_account pidx_mem;
+
+static inline void pidx_mem_charge(size_t bytes)
+{
+	atomic_long_add(bytes, &pidx_mem.bytes);
+	atomic_long_inc(&pidx_mem.allocs);
+}
+
+static inline void pidx_mem_uncharge(size_t bytes)
+{
+	atomic_long_sub(bytes, &pidx_mem.bytes);
+	atomic_long_inc(&pidx_mem.frees);
+}
+
+/*
+ * The cyclic floor of alloc_pid(): numbers below PIDX_RESERVED_PIDS are only
+ * handed out before the cursor first passes it.
+ */
+static inline u32 pidx_alloc_floor(u32 cursor)
+{
+	return cursor > PIDX_RESERVED_PIDS ? PIDX_RESERVED_PIDS : 1;
+}
+
+/* Fast reproducible per-CPU generator (xorshift64*), never zero state. */
+static inline u64 pidx_rand_next(u64 *state)
+{
+	u64 x = *state;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+static inline u64 pidx_rand_seed(u64 seed, unsigned int stream)
+{
+	/* splitmix64 step: distinct well-mixed streams from one seed */
+	u64 z = seed + 0x9E3779B97F4A7C15ULL * (stream + 1);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	z ^= z >> 31;
+	return z ? z : 1;
+}
+
+/* Uniform in [0, n) without a division (Lemire's multiply-shift). */
+static inline u32 pidx_rand_below(u64 *state, u32 n)
+{
+	return (u32)(((pidx_rand_next(state) >> 32) * (u64)n) >> 32);
+}
+
+#endif /* _PIDX_H */

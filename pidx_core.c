@@ -1,0 +1,1029 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pidx storm engine: builds each selected index, storms it from every
+ * selected CPU at once, times the storm with ktime, checks that the index
+ * still holds exactly what the operations imply, and records the result.
+ *
+ * Two ways to storm (see README):
+ *  - ipi:     rounds of on_each_cpu_mask().  Each round runs one bounded batch
+ *             per CPU with interrupts off, so nothing sleeps and memory comes
+ *             from GFP_ATOMIC (failures are counted, not hidden).
+ *  - kthread: one kthread bound to each CPU, a spinning start gate, a warm-up
+ *             before the gate and a cool-down that keeps every CPU busy until
+ *             the last one finishes (as kernel/rcu/refscale.c does), batches
+ *             separated by cond_resched(), GFP_KERNEL allocations.
+ *
+ * Only two clock reads are taken per batch; one batch in eight is instead
+ * timed op by op to sample latencies, and is left out of ns/op.
+ */
+#include <linux/bitmap.h>
+#include <linux/completion.h>
+#include <linux/cpu.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/sort.h>
+#include <linux/vmalloc.h>
+#include "pidx_engine.h"
+
+const struct pidx_ops *const pidx_index_table[] = {
+	&pidx_idr_ops,
+	&pidx_skiplist_ops,
+	&pidx_rbskip_ops,
+	&pidx_null_ops,
+};
+
+const unsigned int pidx_nr_indexes = ARRAY_SIZE(pidx_index_table);
+
+const char *const pidx_workload_names[PIDX_NR_WORKLOADS] = {
+	[PIDX_WL_LOOKUP]	= "lookup",
+	[PIDX_WL_INSERT]	= "insert",
+	[PIDX_WL_DELETE]	= "delete",
+	[PIDX_WL_MIXED]		= "mixed",
+	[PIDX_WL_FORK]		= "fork",
+	[PIDX_WL_ITERATE]	= "iterate",
+};
+
+const char *const pidx_mode_names[PIDX_NR_MODES] = {
+	[PIDX_MODE_IPI]		= "ipi",
+	[PIDX_MODE_KTHREAD]	= "kthread",
+};
+
+struct pidx_mem_account pidx_mem;
+struct pidx_config pidx_cfg;
+/* guards pidx_cfg and the last-command state against torn reads */
+DEFINE_MUTEX(pidx_cfg_lock);
+/* one run, selftest, reset or setting change at a time */
+DEFINE_MUTEX(pidx_run_lock);
+LIST_HEAD(pidx_results);
+/* guards pidx_results: readers of results.csv may read during a run */
+DEFINE_MUTEX(pidx_results_lock);
+u32 pidx_run_no;
+enum pidx_last_cmd pidx_last_cmd;
+int pidx_last_rc;
+struct pidx_log pidx_selftest_log;
+bool pidx_running;
+
+static unsigned int pidx_nr_results;
+
+/* Enough for a full sweep; the oldest rows go first beyond it. */
+#define PIDX_RESULTS_MAX	20000
+#define PIDX_BATCH_MAX		1024U
+#define PIDX_BATCH_MIN		16U
+/* one batch in PIDX_LAT_EVERY is timed op by op */
+#define PIDX_LAT_EVERY		8
+#define PIDX_LAT_MAX		4096
+#define PIDX_WARMUP_OPS		1024
+
+struct pidx_storm;
+
+static const char pidx_why_missed[] = "lookup missed a key present for the whole storm";
+
+struct pidx_worker {
+	struct pidx_storm *storm;
+	struct task_struct *task;
+	unsigned int cpu;
+	u64 rng;
+
+	/* PIDs this CPU owns and may delete, oldest first */
+	u32 *ring;
+	u32 ring_cap;
+	u32 ring_head;
+	u32 ring_len;
+
+	u32 done;
+	u32 batches;
+	u64 timed_ops;
+	u64 ns;
+	u64 fails;
+	u64 errors;
+	u32 bad_key;
+	const char *bad_why;
+
+	u32 *lat;
+	u32 nlat;
+	u32 lat_seen;
+
+	u32 iter_next;
+	u32 iter_seen;
+} ____cacheline_aligned_in_smp;
+
+struct pidx_storm {
+	const struct pidx_ops *ops;
+	struct pidx_index *idx;
+	const struct pidx_config *cfg;
+	gfp_t gfp;
+	u32 batch;
+
+	/* prefilled PIDs, shuffled; [0, stable) are never deleted */
+	u32 *keys;
+	u32 nkeys;
+	u32 stable;
+
+	struct pidx_worker *workers;
+	unsigned int nworkers;
+	unsigned int *worker_of;	/* CPU number -> worker */
+
+	/* kthread mode */
+	atomic_t ready;
+	atomic_t finished;
+	bool go;
+	bool abort;
+	u64 t_go;
+	u64 t_end;
+	struct completion all_done;
+};
+
+u32 pidx_space(u32 pid_max)
+{
+	return pid_max - 1;
+}
+
+void pidx_fill_params(const struct pidx_config *cfg, struct pidx_params *p)
+{
+	p->pid_max = cfg->pid_max;
+	p->sl_p = cfg->sl_p;
+	p->sl_max_level = cfg->sl_max_level;
+	p->rb_level = cfg->rb_level;
+	p->seed = cfg->seed;
+}
+
+static void pidx_worker_error(struct pidx_worker *w, u32 key, const char *why)
+{
+	if (!w->errors++) {
+		w->bad_key = key;
+		w->bad_why = why;
+	}
+}
+
+static void pidx_ring_push(struct pidx_worker *w, u32 pid)
+{
+	if (w->ring_len == w->ring_cap) {
+		pidx_worker_error(w, pid, "engine ring overflow");
+		return;
+	}
+	w->ring[(w->ring_head + w->ring_len++) % w->ring_cap] = pid;
+}
+
+static u32 pidx_ring_pop(struct pidx_worker *w)
+{
+	u32 pid = w->ring[w->ring_head];
+
+	w->ring_head = (w->ring_head + 1) % w->ring_cap;
+	w->ring_len--;
+	return pid;
+}
+
+static void pidx_op_lookup(struct pidx_worker *w)
+{
+	struct pidx_storm *s = w->storm;
+	u32 j = pidx_rand_below(&w->rng, s->nkeys);
+	bool hit;
+
+	rcu_read_lock();
+	hit = s->ops->lookup(s->idx, s->keys[j]);
+	rcu_read_unlock();
+	if (!hit && j < s->stable)
+		pidx_worker_error(w, s->keys[j], pidx_why_missed);
+}
+
+static void pidx_op_insert(struct pidx_worker *w)
+{
+	struct pidx_storm *s = w->storm;
+	int pid = s->ops->alloc(s->idx, s->gfp);
+
+	if (pid == -ENOSPC || pid == -ENOMEM)
+		w->fails++;
+	else if (pid < 1 || pid >= s->cfg->pid_max)
+		pidx_worker_error(w, pid, "alloc returned a number outside [1, pid_max)");
+	else
+		pidx_ring_push(w, pid);
+}
+
+static void pidx_op_delete(struct pidx_worker *w)
+{
+	struct pidx_storm *s = w->storm;
+	u32 pid;
+
+	if (!w->ring_len) {
+		w->fails++;
+		return;
+	}
+	pid = pidx_ring_pop(w);
+	if (s->ops->remove(s->idx, pid))
+		pidx_worker_error(w, pid, "remove of a PID this CPU owns failed");
+}
+
+static void pidx_op_mixed(struct pidx_worker *w)
+{
+	const u32 *mix = w->storm->cfg->mix;
+	u32 r = pidx_rand_below(&w->rng, 100);
+
+	if (r < mix[PIDX_MIX_LOOKUP])
+		pidx_op_lookup(w);
+	else if (r < mix[PIDX_MIX_LOOKUP] + mix[PIDX_MIX_INSERT])
+		pidx_op_insert(w);
+	else
+		pidx_op_delete(w);
+}
+
+/* fork + exit: take a PID, use it, and free this CPU's oldest beyond a window */
+static void pidx_op_fork(struct pidx_worker *w)
+{
+	struct pidx_storm *s = w->storm;
+	int pid = s->ops->alloc(s->idx, s->gfp);
+	unsigned int i;
+	bool hit = true;
+
+	if (pid < 0) {
+		if (pid == -ENOSPC || pid == -ENOMEM)
+			w->fails++;
+		else
+			pidx_worker_error(w, 0, "alloc returned an unexpected error");
+		return;
+	}
+	rcu_read_lock();
+	for (i = 0; i < PIDX_FORK_LOOKUPS; i++)
+		hit &= s->ops->lookup(s->idx, pid);
+	rcu_read_unlock();
+	if (!hit)
+		pidx_worker_error(w, pid, "lookup missed a PID just allocated");
+	pidx_ring_push(w, pid);
+	if (w->ring_len > s->cfg->fork_window)
+		pidx_op_delete(w);
+}
+
+/* one find_ge step of a /proc readdir; a full pass must see every key */
+static void pidx_op_iterate(struct pidx_worker *w)
+{
+	struct pidx_storm *s = w->storm;
+	int pid;
+
+	rcu_read_lock();
+	pid = s->ops->find_ge(s->idx, w->iter_next);
+	rcu_read_unlock();
+	if (pid < 0) {
+		if (w->iter_seen != s->nkeys && !s->ops->no_contents)
+			pidx_worker_error(w, w->iter_seen, "a find_ge pass did not see every key");
+		w->iter_seen = 0;
+		w->iter_next = 0;
+		return;
+	}
+	if (pid < w->iter_next)
+		pidx_worker_error(w, pid, "find_ge went backwards");
+	w->iter_seen++;
+	w->iter_next = pid + 1;
+}
+
+static void pidx_one_op(struct pidx_worker *w)
+{
+	switch (w->storm->cfg->workload) {
+	case PIDX_WL_LOOKUP:
+		pidx_op_lookup(w);
+		break;
+	case PIDX_WL_INSERT:
+		pidx_op_insert(w);
+		break;
+	case PIDX_WL_DELETE:
+		pidx_op_delete(w);
+		break;
+	case PIDX_WL_MIXED:
+		pidx_op_mixed(w);
+		break;
+	case PIDX_WL_FORK:
+		pidx_op_fork(w);
+		break;
+	case PIDX_WL_ITERATE:
+		pidx_op_iterate(w);
+		break;
+	default:
+		break;
+	}
+}
+
+static void pidx_record_latency(struct pidx_worker *w, u64 ns)
+{
+	u32 slot;
+
+	ns = min_t(u64, ns, U32_MAX);
+	w->lat_seen++;
+	if (w->nlat < PIDX_LAT_MAX) {
+		w->lat[w->nlat++] = ns;
+		return;
+	}
+	/* reservoir sampling keeps the sample uniform over the whole storm */
+	slot = pidx_rand_below(&w->rng, w->lat_seen);
+	if (slot < PIDX_LAT_MAX)
+		w->lat[slot] = ns;
+}
+
+static void pidx_run_batch(struct pidx_worker *w)
+{
+	const struct pidx_config *cfg = w->storm->cfg;
+	u32 n = min(w->storm->batch, cfg->ops - w->done);
+	bool per_op = w->batches % PIDX_LAT_EVERY == PIDX_LAT_EVERY - 1;
+	u64 t0, t1;
+	u32 i;
+
+	if (per_op) {
+		for (i = 0; i < n; i++) {
+			t0 = ktime_get_ns();
+			pidx_one_op(w);
+			t1 = ktime_get_ns();
+			pidx_record_latency(w, t1 - t0);
+		}
+	} else {
+		t0 = ktime_get_ns();
+		for (i = 0; i < n; i++)
+			pidx_one_op(w);
+		t1 = ktime_get_ns();
+		w->ns += t1 - t0;
+		w->timed_ops += n;
+	}
+	w->done += n;
+	w->batches++;
+}
+
+static void pidx_ipi_round(void *info)
+{
+	struct pidx_storm *s = info;
+	struct pidx_worker *w = &s->workers[s->worker_of[smp_processor_id()]];
+
+	if (w->done < s->cfg->ops)
+		pidx_run_batch(w);
+}
+
+static int pidx_storm_ipi(struct pidx_storm *s)
+{
+	u32 rounds = DIV_ROUND_UP(s->cfg->ops, s->batch);
+	u32 r;
+
+	for (r = 0; r < rounds; r++) {
+		on_each_cpu_mask(&s->cfg->cpus, pidx_ipi_round, s, true);
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+	return 0;
+}
+
+static void pidx_untimed_lookups(struct pidx_worker *w, u32 n)
+{
+	struct pidx_storm *s = w->storm;
+	u32 i, j;
+	bool hit;
+
+	if (!s->stable)
+		return;
+	for (i = 0; i < n; i++) {
+		j = pidx_rand_below(&w->rng, s->stable);
+		rcu_read_lock();
+		hit = s->ops->lookup(s->idx, s->keys[j]);
+		rcu_read_unlock();
+		if (!hit)
+			pidx_worker_error(w, s->keys[j], pidx_why_missed);
+	}
+}
+
+static int pidx_kthread_fn(void *arg)
+{
+	struct pidx_worker *w = arg;
+	struct pidx_storm *s = w->storm;
+
+	pidx_untimed_lookups(w, PIDX_WARMUP_OPS);
+	if (atomic_inc_return(&s->ready) == s->nworkers) {
+		s->t_go = ktime_get_ns();
+		/* publishes t_go to whoever reads it after the gate opens */
+		smp_store_release(&s->go, true);
+	} else {
+		/* pairs with the release above */
+		while (!smp_load_acquire(&s->go))
+			cond_resched();
+	}
+	while (w->done < s->cfg->ops && !READ_ONCE(s->abort)) {
+		pidx_run_batch(w);
+		cond_resched();
+	}
+	if (atomic_inc_return(&s->finished) == s->nworkers) {
+		s->t_end = ktime_get_ns();
+		complete(&s->all_done);
+	}
+	/* cool-down: stay busy so the last CPU is not measured alone */
+	while (atomic_read(&s->finished) < s->nworkers) {
+		pidx_untimed_lookups(w, 64);
+		cond_resched();
+	}
+	while (!kthread_should_stop()) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (kthread_should_stop())
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+static int pidx_storm_kthread(struct pidx_storm *s)
+{
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < s->nworkers; i++) {
+		struct pidx_worker *w = &s->workers[i];
+		struct task_struct *t;
+
+		t = kthread_create_on_node(pidx_kthread_fn, w, cpu_to_node(w->cpu),
+					   "pidx/%u", w->cpu);
+		if (IS_ERR(t)) {
+			ret = PTR_ERR(t);
+			break;
+		}
+		kthread_bind(t, w->cpu);
+		w->task = t;
+	}
+	if (ret) {
+		for (i = 0; i < s->nworkers; i++)
+			if (s->workers[i].task)
+				kthread_stop(s->workers[i].task);
+		return ret;
+	}
+	for (i = 0; i < s->nworkers; i++)
+		wake_up_process(s->workers[i].task);
+	/* a timed wait, so a long storm never looks like a hung task */
+	while (!wait_for_completion_timeout(&s->all_done, HZ)) {
+		if (fatal_signal_pending(current) && !s->abort) {
+			WRITE_ONCE(s->abort, true);
+			ret = -EINTR;
+		}
+	}
+	for (i = 0; i < s->nworkers; i++)
+		kthread_stop(s->workers[i].task);
+	return ret;
+}
+
+static void pidx_free_storm(struct pidx_storm *s)
+{
+	unsigned int i;
+
+	if (s->workers) {
+		for (i = 0; i < s->nworkers; i++) {
+			kvfree(s->workers[i].ring);
+			kvfree(s->workers[i].lat);
+		}
+	}
+	kfree(s->workers);
+	kfree(s->worker_of);
+	kvfree(s->keys);
+}
+
+/* Fisher-Yates with the storm's own stream: the same seed, the same order */
+static void pidx_shuffle(u32 *a, u32 n, u64 *rng)
+{
+	u32 i, j;
+
+	for (i = n; i > 1; i--) {
+		j = pidx_rand_below(rng, i);
+		swap(a[i - 1], a[j]);
+		if (!(i & 0xffff))
+			cond_resched();
+	}
+}
+
+/*
+ * Per workload: how many prefilled keys each CPU owns (and may delete), and
+ * how many PIDs it may hold at most.
+ */
+static int pidx_plan(const struct pidx_config *cfg, unsigned int ncpus,
+		     u32 *slice, u32 *ring_cap)
+{
+	u32 dels;
+
+	*slice = 0;
+	*ring_cap = 0;
+	switch (cfg->workload) {
+	case PIDX_WL_INSERT:
+		*ring_cap = cfg->ops;
+		break;
+	case PIDX_WL_DELETE:
+		if ((u64)cfg->ops * ncpus > cfg->keys)
+			return -EINVAL;
+		*slice = cfg->ops;
+		*ring_cap = cfg->ops;
+		break;
+	case PIDX_WL_MIXED:
+		dels = DIV_ROUND_UP((u64)cfg->ops * cfg->mix[PIDX_MIX_DELETE], 100);
+		*slice = min_t(u32, dels, cfg->keys / (2 * ncpus));
+		*ring_cap = *slice + (cfg->mix[PIDX_MIX_INSERT] ? cfg->ops : 0);
+		break;
+	case PIDX_WL_FORK:
+		*ring_cap = cfg->fork_window + 1;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int pidx_prepare(struct pidx_storm *s)
+{
+	const struct pidx_config *cfg = s->cfg;
+	u32 slice, ring_cap, i, n;
+	u64 rng = pidx_rand_seed(cfg->seed, 0xffff);
+	unsigned int cpu, wi = 0;
+	int ret;
+
+	s->nworkers = cpumask_weight(&cfg->cpus);
+	ret = pidx_plan(cfg, s->nworkers, &slice, &ring_cap);
+	if (ret)
+		return ret;
+	s->batch = clamp(cfg->ops / 16, PIDX_BATCH_MIN, PIDX_BATCH_MAX);
+	s->keys = kvmalloc_array(max(cfg->keys, 1U), sizeof(u32), GFP_KERNEL);
+	s->workers = kcalloc(s->nworkers, sizeof(*s->workers), GFP_KERNEL);
+	s->worker_of = kcalloc(nr_cpu_ids, sizeof(*s->worker_of), GFP_KERNEL);
+	if (!s->keys || !s->workers || !s->worker_of)
+		return -ENOMEM;
+	s->nkeys = cfg->keys;
+	s->stable = cfg->keys - slice * s->nworkers;
+
+	for_each_cpu(cpu, &cfg->cpus) {
+		struct pidx_worker *w = &s->workers[wi];
+
+		w->storm = s;
+		w->cpu = cpu;
+		w->rng = pidx_rand_seed(cfg->seed, cpu);
+		w->ring_cap = ring_cap;
+		if (ring_cap) {
+			w->ring = kvmalloc_array(ring_cap, sizeof(u32), GFP_KERNEL);
+			if (!w->ring)
+				return -ENOMEM;
+		}
+		w->lat = kvmalloc_array(PIDX_LAT_MAX, sizeof(u32), GFP_KERNEL);
+		if (!w->lat)
+			return -ENOMEM;
+		s->worker_of[cpu] = wi++;
+	}
+
+	/* prefill in process context, as fork does, checking each number */
+	for (i = 0; i < cfg->keys; i++) {
+		int pid = s->ops->alloc(s->idx, GFP_KERNEL);
+
+		if (pid < 0)
+			return pid;
+		if (!s->ops->no_contents && pid != i + 1) {
+			pr_err("pidx: %s: prefill alloc #%u returned %d, expected %u\n",
+			       s->ops->name, i, pid, i + 1);
+			return -EUCLEAN;
+		}
+		s->keys[i] = pid;
+		if (!(i & 0xfff))
+			cond_resched();
+	}
+	pidx_shuffle(s->keys, s->nkeys, &rng);
+	for (wi = 0; wi < s->nworkers; wi++) {
+		struct pidx_worker *w = &s->workers[wi];
+
+		for (n = 0; n < slice; n++)
+			w->ring[n] = s->keys[s->stable + wi * slice + n];
+		w->ring_len = slice;
+	}
+	return 0;
+}
+
+static __printf(2, 3) void pidx_fail(struct pidx_result *res, const char *fmt, ...)
+{
+	va_list args;
+
+	if (res->verdict == PIDX_FAILED)
+		return;
+	res->verdict = PIDX_FAILED;
+	va_start(args, fmt);
+	vsnprintf(res->why, sizeof(res->why), fmt, args);
+	va_end(args);
+}
+
+/*
+ * The oracle: the prefilled keys that nobody owned, plus whatever each CPU
+ * still owns, must be exactly what the index holds; both by iteration and
+ * by lookup.
+ */
+static u32 pidx_check_contents(struct pidx_storm *s, struct pidx_result *res)
+{
+	u32 pid_max = s->cfg->pid_max;
+	unsigned long *expect;
+	u32 i, n, nexpect = 0, seen = 0;
+	int pid, prev = -1;
+
+	expect = bitmap_zalloc(pid_max, GFP_KERNEL);
+	if (!expect) {
+		pidx_fail(res, "no memory for the oracle");
+		return 0;
+	}
+	for (i = 0; i < s->stable; i++)
+		__set_bit(s->keys[i], expect);
+	nexpect = s->stable;
+	for (i = 0; i < s->nworkers; i++) {
+		struct pidx_worker *w = &s->workers[i];
+
+		for (n = 0; n < w->ring_len; n++) {
+			u32 key = w->ring[(w->ring_head + n) % w->ring_cap];
+
+			if (__test_and_set_bit(key, expect))
+				pidx_fail(res, "PID %u handed out twice", key);
+			else
+				nexpect++;
+		}
+	}
+
+	rcu_read_lock();
+	for (pid = s->ops->find_ge(s->idx, 0); pid >= 0;
+	     pid = s->ops->find_ge(s->idx, pid + 1)) {
+		if (pid <= prev) {
+			pidx_fail(res, "find_ge returned %d after %d", pid, prev);
+			break;
+		}
+		if (pid >= pid_max || !test_bit(pid, expect))
+			pidx_fail(res, "PID %d present but should not be", pid);
+		prev = pid;
+		seen++;
+		if (!(seen & 0xfff)) {
+			rcu_read_unlock();
+			cond_resched();
+			rcu_read_lock();
+		}
+	}
+	rcu_read_unlock();
+	if (seen != nexpect)
+		pidx_fail(res, "find_ge walk saw %u PIDs, expected %u", seen, nexpect);
+
+	n = 0;
+	for_each_set_bit(i, expect, pid_max) {
+		bool hit;
+
+		rcu_read_lock();
+		hit = s->ops->lookup(s->idx, i);
+		rcu_read_unlock();
+		if (!hit)
+			pidx_fail(res, "PID %u expected but lookup misses it", i);
+		if (!(++n & 0xfff))
+			cond_resched();
+	}
+	bitmap_free(expect);
+	return seen;
+}
+
+static int pidx_cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static u64 pidx_milli_div(u64 num, u64 den)
+{
+	return den ? div64_u64(num * 1000, den) : 0;
+}
+
+static void pidx_summarize(struct pidx_storm *s, struct pidx_result *res)
+{
+	u64 ops = 0, timed = 0, ns = 0, mops = 0, nsop;
+	u64 min = U64_MAX, max = 0;
+	u32 *all, nall = 0, i;
+
+	for (i = 0; i < s->nworkers; i++) {
+		struct pidx_worker *w = &s->workers[i];
+
+		ops += w->done;
+		timed += w->timed_ops;
+		ns += w->ns;
+		res->fails += w->fails;
+		res->errors += w->errors;
+		if (w->errors)
+			pidx_fail(res, "CPU %u: %s (key %u)", w->cpu, w->bad_why,
+				  w->bad_key);
+		if (!w->timed_ops)
+			continue;
+		nsop = pidx_milli_div(w->ns, w->timed_ops);
+		min = min(min, nsop);
+		max = max(max, nsop);
+		/* ops per ns x 1e3 = Mops/s; x 1e3 again for three decimals */
+		if (w->ns)
+			mops += div64_u64(w->timed_ops * 1000000ULL, w->ns);
+		nall += w->nlat;
+	}
+	res->total_ops = ops;
+	res->nsop_milli = pidx_milli_div(ns, timed);
+	res->mops_milli = mops;
+	res->cpu_nsop_min_milli = min == U64_MAX ? 0 : min;
+	res->cpu_nsop_max_milli = max;
+
+	all = nall ? kvmalloc_array(nall, sizeof(u32), GFP_KERNEL) : NULL;
+	if (all) {
+		nall = 0;
+		for (i = 0; i < s->nworkers; i++) {
+			memcpy(all + nall, s->workers[i].lat,
+			       s->workers[i].nlat * sizeof(u32));
+			nall += s->workers[i].nlat;
+		}
+		sort(all, nall, sizeof(u32), pidx_cmp_u32, NULL);
+		res->p50_ns = all[(u64)nall * 50 / 100];
+		res->p90_ns = all[(u64)nall * 90 / 100];
+		res->p99_ns = all[(u64)nall * 99 / 100];
+		res->max_ns = all[nall - 1];
+		kvfree(all);
+	}
+}
+
+/* Cost of the two clock reads that bracket a sampled operation. */
+static u64 pidx_clock_cost_milli(void)
+{
+	u64 t0, t1, best = U64_MAX;
+	unsigned int i, j;
+
+	for (i = 0; i < 16; i++) {
+		t0 = ktime_get_ns();
+		for (j = 0; j < 64; j++)
+			ktime_get_ns();
+		t1 = ktime_get_ns();
+		/* 64 reads, i.e. 32 pairs; the best of 16 tries */
+		best = min(best, pidx_milli_div(t1 - t0, 32));
+	}
+	return best;
+}
+
+static void pidx_fill_config(struct pidx_result *res, const struct pidx_config *cfg,
+			     unsigned int ncpus)
+{
+	int len;
+	char *c;
+
+	res->workload = cfg->workload;
+	res->mode = cfg->mode;
+	memcpy(res->mix, cfg->mix, sizeof(res->mix));
+	len = scnprintf(res->cpus, sizeof(res->cpus), "%*pbl",
+			cpumask_pr_args(&cfg->cpus));
+	/* commas would split the CSV field */
+	for (c = res->cpus; c < res->cpus + len; c++)
+		if (*c == ',')
+			*c = ';';
+	res->ncpus = ncpus;
+	res->keys = cfg->keys;
+	res->ops = cfg->ops;
+	res->pid_max = cfg->pid_max;
+	res->seed = cfg->seed;
+}
+
+static void pidx_add_result(struct pidx_result *res)
+{
+	struct pidx_result *old;
+
+	mutex_lock(&pidx_results_lock);
+	if (pidx_nr_results >= PIDX_RESULTS_MAX) {
+		old = list_first_entry(&pidx_results, struct pidx_result, node);
+		list_del(&old->node);
+		kfree(old);
+		pidx_nr_results--;
+	}
+	list_add_tail(&res->node, &pidx_results);
+	pidx_nr_results++;
+	mutex_unlock(&pidx_results_lock);
+}
+
+static int pidx_storm_one(const struct pidx_ops *ops, const struct pidx_config *cfg,
+			  u32 repeat)
+{
+	struct pidx_storm s = { .ops = ops, .cfg = cfg };
+	struct pidx_result *res;
+	struct pidx_params params;
+	long mem_before = atomic_long_read(&pidx_mem.bytes);
+	u32 present = 0;
+	u64 t0 = 0, t1 = 0;
+	int ret;
+
+	res = kzalloc(sizeof(*res), GFP_KERNEL);
+	if (!res)
+		return -ENOMEM;
+	res->run = pidx_run_no;
+	res->repeat = repeat;
+	res->index = ops->name;
+	res->verdict = ops->no_contents ? PIDX_NOT_CHECKED : PIDX_VERIFIED;
+	pidx_fill_config(res, cfg, cpumask_weight(&cfg->cpus));
+	res->clock_milli = pidx_clock_cost_milli();
+
+	pidx_fill_params(cfg, &params);
+	s.idx = ops->create(&params);
+	if (IS_ERR(s.idx)) {
+		ret = PTR_ERR(s.idx);
+		s.idx = NULL;
+		goto out;
+	}
+	ret = pidx_prepare(&s);
+	if (ret)
+		goto out;
+
+	atomic_set(&s.ready, 0);
+	atomic_set(&s.finished, 0);
+	init_completion(&s.all_done);
+	/* only the storm itself pins the CPUs: destroy may wait for RCU */
+	cpus_read_lock();
+	if (!cpumask_subset(&cfg->cpus, cpu_online_mask)) {
+		ret = -EINVAL;
+	} else if (cfg->mode == PIDX_MODE_IPI) {
+		s.gfp = GFP_ATOMIC | __GFP_NOWARN;
+		t0 = ktime_get_ns();
+		ret = pidx_storm_ipi(&s);
+		t1 = ktime_get_ns();
+	} else {
+		s.gfp = GFP_KERNEL;
+		ret = pidx_storm_kthread(&s);
+		t0 = s.t_go;
+		t1 = s.t_end;
+	}
+	cpus_read_unlock();
+	if (ret)
+		goto out;
+	res->elapsed_ns = t1 - t0;
+	pidx_summarize(&s, res);
+
+	if (!ops->no_contents) {
+		unsigned int bad = ops->verify(s.idx);
+
+		if (bad)
+			pidx_fail(res, "verify found %u violations (see dmesg)", bad);
+		present = pidx_check_contents(&s, res);
+	}
+	res->mem_bytes = ops->mem_bytes(s.idx);
+	res->bytes_per_key_milli = pidx_milli_div(res->mem_bytes, present);
+	if (ops->describe)
+		ops->describe(s.idx, res->extra, sizeof(res->extra));
+out:
+	if (s.idx)
+		ops->destroy(s.idx);
+	pidx_free_storm(&s);
+	if (!ret && atomic_long_read(&pidx_mem.bytes) != mem_before)
+		pidx_fail(res, "index leaked %ld bytes",
+			  atomic_long_read(&pidx_mem.bytes) - mem_before);
+	if (ret) {
+		pr_err("pidx: %s: storm failed: %d\n", ops->name, ret);
+		kfree(res);
+		return ret;
+	}
+	if (res->verdict == PIDX_FAILED)
+		pr_err("pidx: %s %s: FAILED: %s\n", ops->name,
+		       pidx_workload_names[cfg->workload], res->why);
+	pidx_add_result(res);
+	return 0;
+}
+
+/* Checks that depend on several settings at once, made again at run time. */
+static int pidx_check_config(const struct pidx_config *cfg)
+{
+	unsigned int ncpus = cpumask_weight(&cfg->cpus);
+	u32 slice, cap;
+
+	if (!ncpus || !cpumask_subset(&cfg->cpus, cpu_online_mask))
+		return -EINVAL;
+	if (cfg->keys > pidx_space(cfg->pid_max))
+		return -ENOSPC;
+	if (!cfg->indexes)
+		return -EINVAL;
+	return pidx_plan(cfg, ncpus, &slice, &cap);
+}
+
+int pidx_run(void)
+{
+	static struct pidx_config cfg;	/* serialized by pidx_run_lock */
+	unsigned int i;
+	u32 rep;
+	int ret;
+
+	if (!mutex_trylock(&pidx_run_lock))
+		return -EBUSY;
+	mutex_lock(&pidx_cfg_lock);
+	cfg = pidx_cfg;
+	pidx_running = true;
+	mutex_unlock(&pidx_cfg_lock);
+
+	cpus_read_lock();
+	ret = pidx_check_config(&cfg);
+	cpus_read_unlock();
+	if (ret) {
+		pr_err("pidx: run refused (%d): check cpus, keys against pid_max and, for delete, keys >= cpus x ops\n",
+		       ret);
+		goto out;
+	}
+	pidx_run_no++;
+	/* repeats interleave the indexes so drift hits them all alike */
+	for (rep = 0; rep < cfg.repeat && !ret; rep++) {
+		for (i = 0; i < pidx_nr_indexes && !ret; i++) {
+			if (cfg.indexes & BIT(i))
+				ret = pidx_storm_one(pidx_index_table[i], &cfg, rep);
+		}
+	}
+out:
+	mutex_lock(&pidx_cfg_lock);
+	pidx_running = false;
+	pidx_last_cmd = PIDX_CMD_RUN;
+	pidx_last_rc = ret;
+	mutex_unlock(&pidx_cfg_lock);
+	mutex_unlock(&pidx_run_lock);
+	return ret;
+}
+
+static void pidx_free_results(void)
+{
+	struct pidx_result *res, *tmp;
+
+	mutex_lock(&pidx_results_lock);
+	list_for_each_entry_safe(res, tmp, &pidx_results, node) {
+		list_del(&res->node);
+		kfree(res);
+	}
+	pidx_nr_results = 0;
+	mutex_unlock(&pidx_results_lock);
+}
+
+void pidx_reset(void)
+{
+	pidx_free_results();
+	kvfree(pidx_selftest_log.buf);
+	pidx_selftest_log = (struct pidx_log){};
+}
+
+void pidx_log_printf(struct pidx_log *log, const char *fmt, ...)
+{
+	va_list args;
+	size_t room;
+
+	if (!log->buf) {
+		log->size = 32768;
+		log->buf = kvzalloc(log->size, GFP_KERNEL);
+		if (!log->buf) {
+			log->size = 0;
+			return;
+		}
+	}
+	room = log->size - log->len;
+	if (room <= 1)
+		return;
+	va_start(args, fmt);
+	log->len += vscnprintf(log->buf + log->len, room, fmt, args);
+	va_end(args);
+}
+
+static int __init pidx_init(void)
+{
+	unsigned int i;
+	int ret;
+
+	pidx_cfg.workload = PIDX_WL_LOOKUP;
+	pidx_cfg.mix[PIDX_MIX_LOOKUP] = 90;
+	pidx_cfg.mix[PIDX_MIX_INSERT] = 5;
+	pidx_cfg.mix[PIDX_MIX_DELETE] = 5;
+	pidx_cfg.keys = 1024;
+	pidx_cfg.ops = 10000;
+	pidx_cfg.mode = PIDX_MODE_IPI;
+	cpumask_copy(&pidx_cfg.cpus, cpu_online_mask);
+	pidx_cfg.pid_max = PIDX_PID_MAX_DEFAULT;
+	pidx_cfg.repeat = 1;
+	pidx_cfg.seed = 1;
+	pidx_cfg.fork_window = 64;
+	pidx_cfg.sl_p = 4;
+	for (i = 0; i < pidx_nr_indexes; i++)
+		if (!pidx_index_table[i]->no_contents)
+			pidx_cfg.indexes |= BIT(i);
+
+	ret = pidx_debugfs_init();
+	if (ret)
+		return ret;
+	pr_info("pidx: loaded; %u indexes; /sys/kernel/debug/pidx/\n",
+		pidx_nr_indexes);
+	return 0;
+}
+
+static void __exit pidx_exit(void)
+{
+	long bytes, allocs, frees;
+
+	/* waits for any file operation in flight, so no run is left */
+	pidx_debugfs_exit();
+	pidx_reset();
+	bytes = atomic_long_read(&pidx_mem.bytes);
+	allocs = atomic_long_read(&pidx_mem.allocs);
+	frees = atomic_long_read(&pidx_mem.frees);
+	if (bytes || allocs != frees)
+		pr_err("pidx: leak: %ld bytes, %ld allocations, %ld frees\n",
+		       bytes, allocs, frees);
+	else
+		pr_info("pidx: unloaded; %ld allocations, all freed\n", allocs);
+}
+
+module_init(pidx_init);
+module_exit(pidx_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("PID index benchmark: IDR vs skip list vs red-black skip list");
+MODULE_VERSION("0.1");

@@ -1,0 +1,673 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /sys/kernel/debug/pidx/: the control files, and module parameters that
+ * take the same words.  Every write is parsed into a copy of the settings and
+ * copied back only when the whole value is valid, so a refused write changes
+ * nothing.  Writes while a run holds pidx_run_lock get -EBUSY.
+ */
+#include <linux/cpu.h>
+#include <linux/debugfs.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include "pidx_engine.h"
+
+/* a cpulist of every CPU of a large machine fits; anything longer is junk */
+#define PIDX_WRITE_MAX	512
+
+struct pidx_setting {
+	const char *name;
+	int (*parse)(struct pidx_config *cfg, char *val);
+	/* NULL: the setting is the u32 at @u32_offset */
+	void (*show)(struct seq_file *m, const struct pidx_config *cfg);
+	size_t u32_offset;
+};
+
+static struct dentry *pidx_dir;
+
+static int pidx_parse_word(const char *val, const char *const *words,
+			   unsigned int n)
+{
+	int i = __sysfs_match_string(words, n, val);
+
+	return i < 0 ? -EINVAL : i;
+}
+
+static int pidx_parse_u32(const char *val, u32 min, u32 max, u32 *out)
+{
+	u32 v;
+
+	if (kstrtou32(val, 0, &v) || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_indexes(struct pidx_config *cfg, char *val)
+{
+	unsigned long mask = 0;
+	unsigned int i;
+	char *name;
+
+	if (!strcmp(val, "all")) {
+		for (i = 0; i < pidx_nr_indexes; i++)
+			if (!pidx_index_table[i]->no_contents)
+				mask |= BIT(i);
+		cfg->indexes = mask;
+		return 0;
+	}
+	while ((name = strsep(&val, ",")) != NULL) {
+		name = strim(name);
+		for (i = 0; i < pidx_nr_indexes; i++)
+			if (!strcmp(name, pidx_index_table[i]->name))
+				break;
+		if (i == pidx_nr_indexes)
+			return -EINVAL;
+		mask |= BIT(i);
+	}
+	cfg->indexes = mask;
+	return 0;
+}
+
+static void show_indexes(struct seq_file *m, const struct pidx_config *cfg)
+{
+	const char *sep = "";
+	unsigned int i;
+
+	for (i = 0; i < pidx_nr_indexes; i++) {
+		if (cfg->indexes & BIT(i)) {
+			seq_printf(m, "%s%s", sep, pidx_index_table[i]->name);
+			sep = ",";
+		}
+	}
+	seq_putc(m, '\n');
+}
+
+static int parse_workload(struct pidx_config *cfg, char *val)
+{
+	int i = pidx_parse_word(val, pidx_workload_names, PIDX_NR_WORKLOADS);
+
+	if (i < 0)
+		return i;
+	cfg->workload = i;
+	return 0;
+}
+
+static void show_workload(struct seq_file *m, const struct pidx_config *cfg)
+{
+	seq_printf(m, "%s\n", pidx_workload_names[cfg->workload]);
+}
+
+static int parse_mode(struct pidx_config *cfg, char *val)
+{
+	int i = pidx_parse_word(val, pidx_mode_names, PIDX_NR_MODES);
+
+	if (i < 0)
+		return i;
+	cfg->mode = i;
+	return 0;
+}
+
+static void show_mode(struct seq_file *m, const struct pidx_config *cfg)
+{
+	seq_printf(m, "%s\n", pidx_mode_names[cfg->mode]);
+}
+
+static int parse_mix(struct pidx_config *cfg, char *val)
+{
+	u32 mix[PIDX_NR_MIX];
+	unsigned int i;
+	char *part;
+
+	for (i = 0; i < PIDX_NR_MIX; i++) {
+		part = strsep(&val, "/");
+		if (!part || pidx_parse_u32(part, 0, 100, &mix[i]))
+			return -EINVAL;
+	}
+	if (val || mix[0] + mix[1] + mix[2] != 100)
+		return -EINVAL;
+	memcpy(cfg->mix, mix, sizeof(mix));
+	return 0;
+}
+
+static void show_mix(struct seq_file *m, const struct pidx_config *cfg)
+{
+	seq_printf(m, "%u/%u/%u\n", cfg->mix[0], cfg->mix[1], cfg->mix[2]);
+}
+
+static int parse_cpus(struct pidx_config *cfg, char *val)
+{
+	int ret = 0;
+
+	cpus_read_lock();
+	if (!strcmp(val, "all"))
+		cpumask_copy(&cfg->cpus, cpu_online_mask);
+	else if (cpulist_parse(val, &cfg->cpus) || cpumask_empty(&cfg->cpus) ||
+		 !cpumask_subset(&cfg->cpus, cpu_online_mask))
+		ret = -EINVAL;
+	cpus_read_unlock();
+	return ret;
+}
+
+static void show_cpus(struct seq_file *m, const struct pidx_config *cfg)
+{
+	seq_printf(m, "%*pbl\n", cpumask_pr_args(&cfg->cpus));
+}
+
+static int parse_keys(struct pidx_config *cfg, char *val)
+{
+	return pidx_parse_u32(val, 1, pidx_space(cfg->pid_max), &cfg->keys);
+}
+
+static int parse_pid_max(struct pidx_config *cfg, char *val)
+{
+	u32 v;
+
+	if (pidx_parse_u32(val, PIDX_PID_MAX_MIN, PIDX_PID_MAX_LIMIT, &v) ||
+	    cfg->keys > pidx_space(v))
+		return -EINVAL;
+	cfg->pid_max = v;
+	return 0;
+}
+
+static int parse_ops(struct pidx_config *cfg, char *val)
+{
+	return pidx_parse_u32(val, 1, PIDX_OPS_MAX, &cfg->ops);
+}
+
+static int parse_repeat(struct pidx_config *cfg, char *val)
+{
+	return pidx_parse_u32(val, 1, PIDX_REPEAT_MAX, &cfg->repeat);
+}
+
+static int parse_fork_window(struct pidx_config *cfg, char *val)
+{
+	return pidx_parse_u32(val, 1, PIDX_FORK_WINDOW_MAX, &cfg->fork_window);
+}
+
+static int parse_seed(struct pidx_config *cfg, char *val)
+{
+	return kstrtou64(val, 0, &cfg->seed) ? -EINVAL : 0;
+}
+
+static void show_seed(struct seq_file *m, const struct pidx_config *cfg)
+{
+	seq_printf(m, "%llu\n", cfg->seed);
+}
+
+static int parse_sl_p(struct pidx_config *cfg, char *val)
+{
+	u32 v;
+
+	if (pidx_parse_u32(val, 2, 16, &v) || !is_power_of_2(v))
+		return -EINVAL;
+	cfg->sl_p = v;
+	return 0;
+}
+
+static int parse_sl_max_level(struct pidx_config *cfg, char *val)
+{
+	return pidx_parse_u32(val, 0, PIDX_SL_LEVELS_MAX, &cfg->sl_max_level);
+}
+
+static int parse_rb_level(struct pidx_config *cfg, char *val)
+{
+	return pidx_parse_u32(val, 0, PIDX_SL_LEVELS_MAX, &cfg->rb_level);
+}
+
+#define PIDX_SETTING(n) { .name = #n, .parse = parse_##n, .show = show_##n }
+#define PIDX_SETTING_U32(n)						\
+	{ .name = #n, .parse = parse_##n,				\
+	  .u32_offset = offsetof(struct pidx_config, n) }
+
+/* pid_max before keys: module parameters are applied in this order */
+static const struct pidx_setting pidx_settings[] = {
+	PIDX_SETTING(indexes),
+	PIDX_SETTING(workload),
+	PIDX_SETTING(mix),
+	PIDX_SETTING_U32(pid_max),
+	PIDX_SETTING_U32(keys),
+	PIDX_SETTING_U32(ops),
+	PIDX_SETTING(mode),
+	PIDX_SETTING(cpus),
+	PIDX_SETTING_U32(repeat),
+	PIDX_SETTING(seed),
+	PIDX_SETTING_U32(fork_window),
+	PIDX_SETTING_U32(sl_p),
+	PIDX_SETTING_U32(sl_max_level),
+	PIDX_SETTING_U32(rb_level),
+};
+
+/* Module parameters: the same words as the files, applied at load. */
+static char *pidx_params[ARRAY_SIZE(pidx_settings)];
+module_param_named(indexes, pidx_params[0], charp, 0444);
+module_param_named(workload, pidx_params[1], charp, 0444);
+module_param_named(mix, pidx_params[2], charp, 0444);
+module_param_named(pid_max, pidx_params[3], charp, 0444);
+module_param_named(keys, pidx_params[4], charp, 0444);
+module_param_named(ops, pidx_params[5], charp, 0444);
+module_param_named(mode, pidx_params[6], charp, 0444);
+module_param_named(cpus, pidx_params[7], charp, 0444);
+module_param_named(repeat, pidx_params[8], charp, 0444);
+module_param_named(seed, pidx_params[9], charp, 0444);
+module_param_named(fork_window, pidx_params[10], charp, 0444);
+module_param_named(sl_p, pidx_params[11], charp, 0444);
+module_param_named(sl_max_level, pidx_params[12], charp, 0444);
+module_param_named(rb_level, pidx_params[13], charp, 0444);
+MODULE_PARM_DESC(indexes, "initial settings: each parameter takes the words of the debugfs file of its name");
+
+/* Copies a user write into @buf as a trimmed string; refuses empty/overlong. */
+static int pidx_get_user_word(const char __user *ubuf, size_t count,
+			      char *buf, char **word)
+{
+	if (!count || count >= PIDX_WRITE_MAX)
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (strlen(buf) != count)
+		return -EINVAL;
+	*word = strim(buf);
+	return **word ? 0 : -EINVAL;
+}
+
+/* one setting at a time: writers hold pidx_run_lock */
+static struct pidx_config pidx_cfg_new;
+
+static int pidx_apply_setting(const struct pidx_setting *set, char *val)
+{
+	int ret;
+
+	mutex_lock(&pidx_cfg_lock);
+	pidx_cfg_new = pidx_cfg;
+	ret = set->parse(&pidx_cfg_new, val);
+	if (!ret)
+		pidx_cfg = pidx_cfg_new;
+	mutex_unlock(&pidx_cfg_lock);
+	return ret;
+}
+
+static ssize_t pidx_setting_write(struct file *file, const char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	const struct pidx_setting *set = file_inode(file)->i_private;
+	char *buf, *val;
+	int ret;
+
+	buf = kmalloc(PIDX_WRITE_MAX, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	ret = pidx_get_user_word(ubuf, count, buf, &val);
+	if (!ret) {
+		if (!mutex_trylock(&pidx_run_lock)) {
+			ret = -EBUSY;
+		} else {
+			ret = pidx_apply_setting(set, val);
+			mutex_unlock(&pidx_run_lock);
+		}
+	}
+	kfree(buf);
+	return ret ? ret : count;
+}
+
+static int pidx_setting_show(struct seq_file *m, void *v)
+{
+	const struct pidx_setting *set = m->private;
+
+	mutex_lock(&pidx_cfg_lock);
+	if (set->show)
+		set->show(m, &pidx_cfg);
+	else
+		seq_printf(m, "%u\n", *(u32 *)((char *)&pidx_cfg + set->u32_offset));
+	mutex_unlock(&pidx_cfg_lock);
+	return 0;
+}
+
+static int pidx_setting_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, pidx_setting_show, inode->i_private);
+}
+
+static const struct file_operations pidx_setting_fops = {
+	.owner		= THIS_MODULE,
+	.open		= pidx_setting_open,
+	.read		= seq_read,
+	.write		= pidx_setting_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+static const char *const pidx_cmd_names[] = {
+	[PIDX_CMD_NONE]		= "none",
+	[PIDX_CMD_RUN]		= "run",
+	[PIDX_CMD_RESET]	= "reset",
+	[PIDX_CMD_SELFTEST]	= "selftest",
+};
+
+static ssize_t pidx_testcase_write(struct file *file, const char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	char buf[16], *cmd;
+	int ret;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	ret = pidx_get_user_word(ubuf, count, buf, &cmd);
+	if (ret)
+		return ret;
+	if (!strcmp(cmd, "run")) {
+		ret = pidx_run();
+	} else if (!strcmp(cmd, "selftest")) {
+		ret = pidx_selftest();
+	} else if (!strcmp(cmd, "reset")) {
+		if (!mutex_trylock(&pidx_run_lock))
+			return -EBUSY;
+		pidx_reset();
+		mutex_lock(&pidx_cfg_lock);
+		pidx_last_cmd = PIDX_CMD_RESET;
+		pidx_last_rc = 0;
+		mutex_unlock(&pidx_cfg_lock);
+		mutex_unlock(&pidx_run_lock);
+	} else {
+		ret = -EINVAL;
+	}
+	return ret ? ret : count;
+}
+
+static int pidx_testcase_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&pidx_cfg_lock);
+	seq_printf(m, "state: %s\nlast: %s %d\nruns: %u\ncommands: run reset selftest\n",
+		   pidx_running ? "running" : "idle",
+		   pidx_cmd_names[pidx_last_cmd], pidx_last_rc, pidx_run_no);
+	mutex_unlock(&pidx_cfg_lock);
+	return 0;
+}
+
+static int pidx_testcase_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, pidx_testcase_show, NULL);
+}
+
+static const struct file_operations pidx_testcase_fops = {
+	.owner		= THIS_MODULE,
+	.open		= pidx_testcase_open,
+	.read		= seq_read,
+	.write		= pidx_testcase_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+/* Values kept x1000 are printed with three decimals, as refscale does. */
+struct pidx_milli {
+	char s[24];
+};
+
+static const char *pidx_milli(struct pidx_milli *b, u64 v)
+{
+	snprintf(b->s, sizeof(b->s), "%llu.%03llu", v / 1000, v % 1000);
+	return b->s;
+}
+
+static const char *const pidx_verdict_names[] = {
+	[PIDX_VERIFIED]		= "yes",
+	[PIDX_FAILED]		= "FAILED",
+	[PIDX_NOT_CHECKED]	= "n/a",
+};
+
+static void pidx_show_hypervisor(struct seq_file *m)
+{
+#ifdef CONFIG_X86
+	unsigned int eax, sig[3];
+
+	if (!boot_cpu_has(X86_FEATURE_HYPERVISOR))
+		return;
+	cpuid(0x40000000, &eax, &sig[0], &sig[1], &sig[2]);
+	seq_printf(m, "hypervisor: %.12s; under CPU emulation (QEMU TCG) absolute times are not hardware times: compare indexes within one run\n",
+		   (char *)sig);
+#endif
+}
+
+static void pidx_show_header(struct seq_file *m, const struct pidx_result *r)
+{
+	struct pidx_milli b;
+
+	seq_printf(m, "pidx run %u: workload %s", r->run,
+		   pidx_workload_names[r->workload]);
+	if (r->workload == PIDX_WL_MIXED)
+		seq_printf(m, " %u/%u/%u", r->mix[0], r->mix[1], r->mix[2]);
+	seq_printf(m, ", mode %s, cpus %s (%u), keys %u, ops %u per CPU, pid_max %u, seed %llu\n",
+		   pidx_mode_names[r->mode], r->cpus, r->ncpus, r->keys,
+		   r->ops, r->pid_max, r->seed);
+	seq_printf(m, "clock: one ktime_get_ns() pair costs %s ns; it is inside p50..max, not inside ns/op\n",
+		   pidx_milli(&b, r->clock_milli));
+	pidx_show_hypervisor(m);
+	seq_printf(m, "\n%-9s %3s %10s %10s %10s %9s %21s %7s %7s %8s %9s %s\n",
+		   "index", "rep", "ops", "time_ms", "ns/op", "Mops/s",
+		   "cpu_ns/op_min..max", "p50_ns", "p99_ns", "fails",
+		   "bytes/key", "verified");
+}
+
+static void pidx_show_row(struct seq_file *m, const struct pidx_result *r)
+{
+	struct pidx_milli b[5];
+
+	seq_printf(m, "%-9s %3u %10llu %10llu %10s %9s %10s..%-10s %7llu %7llu %8llu %9s %s",
+		   r->index, r->repeat, r->total_ops, r->elapsed_ns / 1000000,
+		   pidx_milli(&b[0], r->nsop_milli), pidx_milli(&b[1], r->mops_milli),
+		   pidx_milli(&b[2], r->cpu_nsop_min_milli),
+		   pidx_milli(&b[3], r->cpu_nsop_max_milli),
+		   r->p50_ns, r->p99_ns, r->fails,
+		   pidx_milli(&b[4], r->bytes_per_key_milli),
+		   pidx_verdict_names[r->verdict]);
+	if (r->verdict == PIDX_FAILED)
+		seq_printf(m, " (%s)", r->why);
+	seq_putc(m, '\n');
+}
+
+static int pidx_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* median [min..max] of ns/op over the repeats of each index in the last run */
+static void pidx_show_summary(struct seq_file *m, struct list_head *first)
+{
+	const struct pidx_result *r, *s;
+	struct pidx_milli b[3];
+	unsigned int n;
+	u64 *v;
+
+	v = kmalloc_array(PIDX_REPEAT_MAX, sizeof(*v), GFP_KERNEL);
+	if (!v)
+		return;
+	seq_puts(m, "\nns/op over repeats: median [min..max]; extra\n");
+	r = list_entry(first, struct pidx_result, node);
+	list_for_each_entry_from(r, &pidx_results, node) {
+		if (r->repeat)
+			continue;
+		n = 0;
+		s = r;
+		list_for_each_entry_from(s, &pidx_results, node)
+			if (s->index == r->index && n < PIDX_REPEAT_MAX)
+				v[n++] = s->nsop_milli;
+		sort(v, n, sizeof(*v), pidx_cmp_u64, NULL);
+		seq_printf(m, "%-9s %s [%s..%s] n=%u%s; %s\n",
+			   r->index, pidx_milli(&b[0], v[n / 2]),
+			   pidx_milli(&b[1], v[0]), pidx_milli(&b[2], v[n - 1]), n,
+			   strcmp(r->index, "null") ? "" : " (engine cost only)",
+			   r->extra);
+	}
+	kfree(v);
+}
+
+static int pidx_result_show(struct seq_file *m, void *v)
+{
+	struct pidx_result *r, *first = NULL;
+
+	if (pidx_last_cmd == PIDX_CMD_SELFTEST && pidx_selftest_log.buf) {
+		seq_puts(m, pidx_selftest_log.buf);
+		return 0;
+	}
+	mutex_lock(&pidx_results_lock);
+	list_for_each_entry(r, &pidx_results, node) {
+		if (r->run != pidx_run_no)
+			continue;
+		if (!first) {
+			first = r;
+			pidx_show_header(m, r);
+		}
+		pidx_show_row(m, r);
+	}
+	if (first)
+		pidx_show_summary(m, &first->node);
+	else
+		seq_puts(m, "no results: write run to testcase\n");
+	mutex_unlock(&pidx_results_lock);
+	return 0;
+}
+
+static int pidx_result_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, pidx_result_show, NULL);
+}
+
+static const struct file_operations pidx_result_fops = {
+	.owner		= THIS_MODULE,
+	.open		= pidx_result_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+static void *pidx_csv_start(struct seq_file *m, loff_t *pos)
+{
+	mutex_lock(&pidx_results_lock);
+	return seq_list_start_head(&pidx_results, *pos);
+}
+
+static void *pidx_csv_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	return seq_list_next(v, &pidx_results, pos);
+}
+
+static void pidx_csv_stop(struct seq_file *m, void *v)
+{
+	mutex_unlock(&pidx_results_lock);
+}
+
+static int pidx_csv_show(struct seq_file *m, void *v)
+{
+	const struct pidx_result *r;
+	struct pidx_milli b[6];
+
+	if (v == &pidx_results) {
+		seq_puts(m, "run,index,workload,mode,mix,cpus,ncpus,keys,ops,pid_max,seed,repeat,total_ops,fails,errors,elapsed_ns,ns_per_op,mops,cpu_nsop_min,cpu_nsop_max,p50_ns,p90_ns,p99_ns,max_ns,clock_ns,mem_bytes,bytes_per_key,verified,extra\n");
+		return 0;
+	}
+	r = list_entry(v, struct pidx_result, node);
+	seq_printf(m, "%u,%s,%s,%s,%u/%u/%u,%s,%u,%u,%u,%u,%llu,%u,%llu,%llu,%llu,%llu,",
+		   r->run, r->index, pidx_workload_names[r->workload],
+		   pidx_mode_names[r->mode], r->mix[0], r->mix[1], r->mix[2],
+		   r->cpus, r->ncpus, r->keys, r->ops, r->pid_max, r->seed,
+		   r->repeat, r->total_ops, r->fails, r->errors, r->elapsed_ns);
+	seq_printf(m, "%s,%s,%s,%s,%llu,%llu,%llu,%llu,%s,%llu,%s,%s,%s\n",
+		   pidx_milli(&b[0], r->nsop_milli), pidx_milli(&b[1], r->mops_milli),
+		   pidx_milli(&b[2], r->cpu_nsop_min_milli),
+		   pidx_milli(&b[3], r->cpu_nsop_max_milli),
+		   r->p50_ns, r->p90_ns, r->p99_ns, r->max_ns,
+		   pidx_milli(&b[4], r->clock_milli), r->mem_bytes,
+		   pidx_milli(&b[5], r->bytes_per_key_milli),
+		   pidx_verdict_names[r->verdict], r->extra);
+	return 0;
+}
+
+static const struct seq_operations pidx_csv_sops = {
+	.start	= pidx_csv_start,
+	.next	= pidx_csv_next,
+	.stop	= pidx_csv_stop,
+	.show	= pidx_csv_show,
+};
+DEFINE_SEQ_ATTRIBUTE(pidx_csv);
+
+static int pidx_available_show(struct seq_file *m, void *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < pidx_nr_indexes; i++)
+		seq_printf(m, "%s\t%s\n", pidx_index_table[i]->name,
+			   pidx_index_table[i]->desc);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(pidx_available);
+
+static int pidx_memory_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "bytes %ld\nallocs %ld\nfrees %ld\n",
+		   atomic_long_read(&pidx_mem.bytes),
+		   atomic_long_read(&pidx_mem.allocs),
+		   atomic_long_read(&pidx_mem.frees));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(pidx_memory);
+
+/* Module parameters, in table order; a pair that depends on each other gets a second try. */
+static int pidx_apply_params(void)
+{
+	unsigned int pass, i;
+	int ret = 0;
+
+	for (pass = 0; pass < 2; pass++) {
+		ret = 0;
+		for (i = 0; i < ARRAY_SIZE(pidx_settings); i++) {
+			char *val;
+
+			if (!pidx_params[i])
+				continue;
+			val = kstrdup(pidx_params[i], GFP_KERNEL);
+			if (!val)
+				return -ENOMEM;
+			if (pidx_apply_setting(&pidx_settings[i], strim(val))) {
+				if (pass)
+					pr_err("pidx: invalid parameter %s=%s\n",
+					       pidx_settings[i].name, pidx_params[i]);
+				ret = -EINVAL;
+			}
+			kfree(val);
+		}
+		if (!ret)
+			break;
+	}
+	return ret;
+}
+
+int pidx_debugfs_init(void)
+{
+	unsigned int i;
+	int ret;
+
+	ret = pidx_apply_params();
+	if (ret)
+		return ret;
+	pidx_dir = debugfs_create_dir("pidx", NULL);
+	debugfs_create_file("testcase", 0600, pidx_dir, NULL, &pidx_testcase_fops);
+	debugfs_create_file("test_result", 0400, pidx_dir, NULL, &pidx_result_fops);
+	debugfs_create_file("results.csv", 0400, pidx_dir, NULL, &pidx_csv_fops);
+	debugfs_create_file("available", 0400, pidx_dir, NULL, &pidx_available_fops);
+	debugfs_create_file("memory", 0400, pidx_dir, NULL, &pidx_memory_fops);
+	for (i = 0; i < ARRAY_SIZE(pidx_settings); i++)
+		debugfs_create_file(pidx_settings[i].name, 0600, pidx_dir,
+				    (void *)&pidx_settings[i], &pidx_setting_fops);
+	return 0;
+}
+
+void pidx_debugfs_exit(void)
+{
+	debugfs_remove_recursive(pidx_dir);
+}

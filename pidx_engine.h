@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pidx storm engine: configuration, results and the entry points shared by
+ * the engine (pidx_core.c), its control files (pidx_debugfs.c) and the
+ * correctness tests (pidx_selftest.c).
+ */
+#ifndef _PIDX_ENGINE_H
+#define _PIDX_ENGINE_H
+
+#include <linux/cpumask.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include "pidx.h"
+
+enum pidx_workload {
+	PIDX_WL_LOOKUP,
+	PIDX_WL_INSERT,
+	PIDX_WL_DELETE,
+	PIDX_WL_MIXED,
+	PIDX_WL_FORK,
+	PIDX_WL_ITERATE,
+	PIDX_NR_WORKLOADS
+};
+
+enum pidx_mode {
+	PIDX_MODE_IPI,
+	PIDX_MODE_KTHREAD,
+	PIDX_NR_MODES
+};
+
+enum pidx_mix_op { PIDX_MIX_LOOKUP, PIDX_MIX_INSERT, PIDX_MIX_DELETE, PIDX_NR_MIX };
+
+extern const char *const pidx_workload_names[PIDX_NR_WORKLOADS];
+extern const char *const pidx_mode_names[PIDX_NR_MODES];
+
+/* Upper bounds of the settings, also used by the validation of writes. */
+#define PIDX_OPS_MAX		10000000U
+#define PIDX_REPEAT_MAX		1000U
+#define PIDX_FORK_WINDOW_MAX	65536U
+#define PIDX_FORK_LOOKUPS	3
+
+struct pidx_config {
+	unsigned long indexes;		/* bit i: pidx_index_table[i] */
+	enum pidx_workload workload;
+	u32 mix[PIDX_NR_MIX];		/* percentages, sum 100 */
+	u32 keys;
+	u32 ops;			/* per CPU */
+	enum pidx_mode mode;
+	struct cpumask cpus;
+	u32 pid_max;
+	u32 repeat;
+	u64 seed;
+	u32 fork_window;
+	u32 sl_p;
+	u32 sl_max_level;
+	u32 rb_level;
+};
+
+/* Settings: written only with pidx_run_lock held, read under pidx_cfg_lock. */
+extern struct pidx_config pidx_cfg;
+extern struct mutex pidx_cfg_lock;
+/* Held for the whole of a run or selftest: writes meanwhile get -EBUSY. */
+extern struct mutex pidx_run_lock;
+
+enum pidx_verdict { PIDX_VERIFIED, PIDX_FAILED, PIDX_NOT_CHECKED };
+
+struct pidx_result {
+	struct list_head node;
+	u32 run;
+	u32 repeat;
+	const char *index;
+	enum pidx_workload workload;
+	enum pidx_mode mode;
+	u32 mix[PIDX_NR_MIX];
+	char cpus[64];
+	u32 ncpus;
+	u32 keys;
+	u32 ops;
+	u32 pid_max;
+	u64 seed;
+
+	u64 total_ops;
+	u64 fails;
+	u64 errors;
+	u64 elapsed_ns;
+	u64 nsop_milli;			/* ns/op x 1000 */
+	u64 mops_milli;			/* Mops/s x 1000 */
+	u64 cpu_nsop_min_milli;
+	u64 cpu_nsop_max_milli;
+	u64 p50_ns, p90_ns, p99_ns, max_ns;
+	u64 clock_milli;		/* ns x 1000 of one clock-read pair */
+	u64 mem_bytes;
+	u64 bytes_per_key_milli;
+	enum pidx_verdict verdict;
+	char why[128];			/* first reason for FAILED */
+	char extra[192];
+};
+
+/* Results since load or reset, oldest first; protected by pidx_results_lock. */
+extern struct list_head pidx_results;
+extern struct mutex pidx_results_lock;
+extern u32 pidx_run_no;
+
+/* Text of the last selftest, shown by test_result after a selftest. */
+struct pidx_log {
+	char *buf;
+	size_t len;
+	size_t size;
+};
+
+__printf(2, 3) void pidx_log_printf(struct pidx_log *log, const char *fmt, ...);
+
+enum pidx_last_cmd { PIDX_CMD_NONE, PIDX_CMD_RUN, PIDX_CMD_RESET, PIDX_CMD_SELFTEST };
+
+extern enum pidx_last_cmd pidx_last_cmd;
+extern int pidx_last_rc;
+extern struct pidx_log pidx_selftest_log;
+extern bool pidx_running;
+
+int pidx_run(void);
+void pidx_reset(void);
+int pidx_selftest(void);
+unsigned int pidx_selftest_index(const struct pidx_ops *ops,
+				 struct pidx_log *log, unsigned int *checks);
+
+void pidx_fill_params(const struct pidx_config *cfg,
+		      struct pidx_params *p);
+u32 pidx_space(u32 pid_max);
+
+int pidx_debugfs_init(void);
+void pidx_debugfs_exit(void);
+
+#endif /* _PIDX_ENGINE_H */
