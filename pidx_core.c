@@ -66,6 +66,7 @@ DEFINE_MUTEX(pidx_results_lock);
 u32 pidx_run_no;
 enum pidx_last_cmd pidx_last_cmd;
 int pidx_last_rc;
+const char *pidx_last_why = "";
 struct pidx_log pidx_selftest_log;
 bool pidx_running;
 
@@ -496,11 +497,13 @@ static void pidx_shuffle(u32 *a, u32 n, u64 *rng)
 
 /*
  * Per workload: how many prefilled keys each CPU owns (and may delete), and
- * how many PIDs it may hold at most.
+ * how many PIDs it may hold at most.  A storm that cannot fit in the PID
+ * space is refused before anything is built.
  */
 static int pidx_plan(const struct pidx_config *cfg, unsigned int ncpus,
-		     u32 *slice, u32 *ring_cap)
+		     u32 *slice, u32 *ring_cap, const char **why)
 {
+	u64 space = pidx_space(cfg->pid_max), grow = 0;
 	u32 dels;
 
 	*slice = 0;
@@ -508,10 +511,13 @@ static int pidx_plan(const struct pidx_config *cfg, unsigned int ncpus,
 	switch (cfg->workload) {
 	case PIDX_WL_INSERT:
 		*ring_cap = cfg->ops;
+		grow = cfg->ops;
 		break;
 	case PIDX_WL_DELETE:
-		if ((u64)cfg->ops * ncpus > cfg->keys)
+		if ((u64)cfg->ops * ncpus > cfg->keys) {
+			*why = "delete needs keys >= cpus x ops";
 			return -EINVAL;
+		}
 		*slice = cfg->ops;
 		*ring_cap = cfg->ops;
 		break;
@@ -519,12 +525,18 @@ static int pidx_plan(const struct pidx_config *cfg, unsigned int ncpus,
 		dels = DIV_ROUND_UP((u64)cfg->ops * cfg->mix[PIDX_MIX_DELETE], 100);
 		*slice = min_t(u32, dels, cfg->keys / (2 * ncpus));
 		*ring_cap = *slice + (cfg->mix[PIDX_MIX_INSERT] ? cfg->ops : 0);
+		grow = DIV_ROUND_UP((u64)cfg->ops * cfg->mix[PIDX_MIX_INSERT], 100);
 		break;
 	case PIDX_WL_FORK:
 		*ring_cap = cfg->fork_window + 1;
+		grow = *ring_cap;
 		break;
 	default:
 		break;
+	}
+	if (cfg->keys + grow * ncpus > space) {
+		*why = "keys + the PIDs the storm allocates exceed pid_max - 1";
+		return -ENOSPC;
 	}
 	return 0;
 }
@@ -535,10 +547,11 @@ static int pidx_prepare(struct pidx_storm *s)
 	u32 slice, ring_cap, i, n;
 	u64 rng = pidx_rand_seed(cfg->seed, 0xffff);
 	unsigned int cpu, wi = 0;
+	const char *why;
 	int ret;
 
 	s->nworkers = cpumask_weight(&cfg->cpus);
-	ret = pidx_plan(cfg, s->nworkers, &slice, &ring_cap);
+	ret = pidx_plan(cfg, s->nworkers, &slice, &ring_cap, &why);
 	if (ret)
 		return ret;
 	s->batch = clamp(cfg->ops / 16, PIDX_BATCH_MIN, PIDX_BATCH_MAX);
@@ -880,23 +893,30 @@ out:
 }
 
 /* Checks that depend on several settings at once, made again at run time. */
-static int pidx_check_config(const struct pidx_config *cfg)
+static int pidx_check_config(const struct pidx_config *cfg, const char **why)
 {
 	unsigned int ncpus = cpumask_weight(&cfg->cpus);
 	u32 slice, cap;
 
-	if (!ncpus || !cpumask_subset(&cfg->cpus, cpu_online_mask))
+	if (!ncpus || !cpumask_subset(&cfg->cpus, cpu_online_mask)) {
+		*why = "a CPU in cpus is not online";
 		return -EINVAL;
-	if (cfg->keys > pidx_space(cfg->pid_max))
+	}
+	if (cfg->keys > pidx_space(cfg->pid_max)) {
+		*why = "keys exceed pid_max - 1";
 		return -ENOSPC;
-	if (!cfg->indexes)
+	}
+	if (!cfg->indexes) {
+		*why = "no index selected";
 		return -EINVAL;
-	return pidx_plan(cfg, ncpus, &slice, &cap);
+	}
+	return pidx_plan(cfg, ncpus, &slice, &cap, why);
 }
 
 int pidx_run(void)
 {
 	static struct pidx_config cfg;	/* serialized by pidx_run_lock */
+	const char *why = "";
 	unsigned int i;
 	u32 rep;
 	int ret;
@@ -909,11 +929,10 @@ int pidx_run(void)
 	mutex_unlock(&pidx_cfg_lock);
 
 	cpus_read_lock();
-	ret = pidx_check_config(&cfg);
+	ret = pidx_check_config(&cfg, &why);
 	cpus_read_unlock();
 	if (ret) {
-		pr_err("pidx: run refused (%d): check cpus, keys against pid_max and, for delete, keys >= cpus x ops\n",
-		       ret);
+		pr_err("pidx: run refused (%d): %s\n", ret, why);
 		goto out;
 	}
 	pidx_run_no++;
@@ -929,6 +948,7 @@ out:
 	pidx_running = false;
 	pidx_last_cmd = PIDX_CMD_RUN;
 	pidx_last_rc = ret;
+	pidx_last_why = ret ? why : "";
 	mutex_unlock(&pidx_cfg_lock);
 	mutex_unlock(&pidx_run_lock);
 	return ret;

@@ -370,6 +370,7 @@ static ssize_t pidx_testcase_write(struct file *file, const char __user *ubuf,
 		mutex_lock(&pidx_cfg_lock);
 		pidx_last_cmd = PIDX_CMD_RESET;
 		pidx_last_rc = 0;
+		pidx_last_why = "";
 		mutex_unlock(&pidx_cfg_lock);
 		mutex_unlock(&pidx_run_lock);
 	} else {
@@ -381,9 +382,10 @@ static ssize_t pidx_testcase_write(struct file *file, const char __user *ubuf,
 static int pidx_testcase_show(struct seq_file *m, void *v)
 {
 	mutex_lock(&pidx_cfg_lock);
-	seq_printf(m, "state: %s\nlast: %s %d\nruns: %u\ncommands: run reset selftest\n",
+	seq_printf(m, "state: %s\nlast: %s %d %s\nruns: %u\ncommands: run reset selftest\n",
 		   pidx_running ? "running" : "idle",
-		   pidx_cmd_names[pidx_last_cmd], pidx_last_rc, pidx_run_no);
+		   pidx_cmd_names[pidx_last_cmd], pidx_last_rc, pidx_last_why,
+		   pidx_run_no);
 	mutex_unlock(&pidx_cfg_lock);
 	return 0;
 }

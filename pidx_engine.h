@@ -114,6 +114,7 @@ enum pidx_last_cmd { PIDX_CMD_NONE, PIDX_CMD_RUN, PIDX_CMD_RESET, PIDX_CMD_SELFT
 
 extern enum pidx_last_cmd pidx_last_cmd;
 extern int pidx_last_rc;
+extern const char *pidx_last_why;	/* why the last run was refused */
 extern struct pidx_log pidx_selftest_log;
 extern bool pidx_running;
 

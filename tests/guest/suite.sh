@@ -1,0 +1,286 @@
+#!/bin/sh
+# shellcheck shell=sh
+# The guest half of `make check`: drives pidx.ko through debugfs exactly as a
+# user does, inside a stock kernel booted by scripts/vm-run.sh.  Prints one
+# line per test, "PASS name" or "FAIL name: expected ..., saw ...", and
+# "GUEST-SUMMARY N passed, N failed" at the end; exits 1 on any failure.
+# Results land in $OUT (results.csv of the workload matrix, test log).
+#
+# Usage: suite.sh [full|quick|smoke|debug]
+#   full:  everything (the 2-vCPU boot); debug: the same under the debug kernel
+#   quick: load, selftest, the workload matrix (the 1- and 4-vCPU boots)
+#   smoke: load and selftest (the DKMS-built module)
+
+LEVEL=${1:-full}
+KO=${PIDX_KO:-/pidx/pidx.ko}
+OUT=${OUT:-/tmp}
+D=/sys/kernel/debug/pidx
+NCPUS=$(grep -c '^processor' /proc/cpuinfo)
+passed=0
+failed=0
+
+pass() {
+	passed=$((passed + 1))
+	echo "PASS $1"
+}
+
+fail() {
+	failed=$((failed + 1))
+	echo "FAIL $1: $2"
+}
+
+# expect NAME WANT SAW
+expect() {
+	if [ "$2" = "$3" ]; then
+		pass "$1"
+	else
+		fail "$1" "expected '$2', saw '$3'"
+	fi
+}
+
+# Writes VALUE to a pidx file; prints "ok" or the kernel's error text.
+wr() {
+	err=$( (echo "$2" >"$D/$1") 2>&1)
+	if [ -z "$err" ]; then
+		echo ok
+	else
+		case "$err" in
+		*"Invalid argument"*) echo EINVAL ;;
+		*"Device or resource busy"*) echo EBUSY ;;
+		*"No space left"*) echo ENOSPC ;;
+		*"Structure needs cleaning"*) echo EUCLEAN ;;
+		*) echo "other: $err" ;;
+		esac
+	fi
+}
+
+set_all() {
+	for kv in "$@"; do
+		r=$(wr "${kv%%=*}" "${kv#*=}")
+		[ "$r" = ok ] || fail "setting ${kv%%=*}" "write of '${kv#*=}' gave $r"
+	done
+}
+
+# Rows of results.csv from the last run.
+last_run_rows() {
+	awk -F, 'NR > 1 { row[NR] = $0; run[NR] = $1; if ($1 > last) last = $1 }
+		END { for (i in row) if (run[i] == last) print row[i] }' "$D/results.csv"
+}
+
+t_load() {
+	if insmod "$KO" ops=500; then
+		pass load
+	else
+		fail load "insmod $KO failed"
+		echo "GUEST-SUMMARY $passed passed, $failed failed"
+		exit 3
+	fi
+	expect "load: module parameter applied" 500 "$(cat $D/ops)"
+	avail=$(cut -f1 $D/available | tr '\n' ' ')
+	expect "available lists every index" "idr skiplist rbskip null " "$avail"
+	expect "indexes default to all but null" "idr,skiplist,rbskip" "$(cat $D/indexes)"
+}
+
+t_selftest() {
+	r=$(wr testcase selftest)
+	expect "selftest returns success" ok "$r"
+	for ix in idr skiplist rbskip; do
+		line=$(grep "^selftest $ix:" $D/test_result)
+		n=$(echo "$line" | awk '{ print $3 }')
+		m=$(echo "$line" | awk '{ print $5 }')
+		if [ -n "$n" ] && [ "$n" = "$m" ] && [ "$n" -gt 100 ]; then
+			pass "selftest $ix ($n of $m checks)"
+		else
+			fail "selftest $ix" "all checks passed, saw '$line'"
+			grep -A3 "FAIL $ix" $D/test_result | head -20
+		fi
+	done
+}
+
+# Every workload x mode x index at small sizes, each verified.
+t_matrix() {
+	set_all indexes=all keys=4096 ops=1000 repeat=1 pid_max=32768 cpus=all fork_window=32
+	for wl in lookup insert delete mixed:90/5/5 mixed:50/25/25 fork iterate; do
+		for mode in ipi kthread; do
+			name="$wl/$mode"
+			set_all "workload=${wl%%:*}" "mode=$mode"
+			case $wl in mixed:*) set_all "mix=${wl#*:}" ;; esac
+			r=$(wr testcase run)
+			if [ "$r" != ok ]; then
+				fail "storm $name" "run gave $r: $(cat $D/testcase | grep last)"
+				continue
+			fi
+			rows=$(last_run_rows)
+			for ix in idr skiplist rbskip; do
+				v=$(echo "$rows" | awk -F, -v ix="$ix" '$2 == ix { print $28 }')
+				ops=$(echo "$rows" | awk -F, -v ix="$ix" '$2 == ix { print $13 }')
+				if [ "$v" = yes ] && [ "$ops" = $((NCPUS * 1000)) ]; then
+					pass "storm $name $ix verified"
+				else
+					fail "storm $name $ix" "verified=yes and $((NCPUS * 1000)) ops, saw verified='$v' ops='$ops'"
+					grep "^$ix " $D/test_result
+				fi
+			done
+		done
+	done
+	set_all workload=mixed mix=90/5/5 indexes=null mode=ipi
+	r=$(wr testcase run)
+	v=$(last_run_rows | awk -F, '{ print $2 "=" $28 }')
+	expect "null index runs and is not verified" "ok null=n/a" "$r $v"
+	cp $D/results.csv "$OUT/results.csv"
+}
+
+# The lockref seed's loop: run, read, reset, 100 times.
+t_lockref_loop() {
+	set_all indexes=all workload=lookup mode=ipi keys=256 ops=200 repeat=1
+	bad=0
+	i=0
+	while [ $i -lt 100 ]; do
+		[ "$(wr testcase run)" = ok ] || bad=$((bad + 1))
+		grep -q "verified" $D/test_result || bad=$((bad + 1))
+		grep -q FAILED $D/test_result && bad=$((bad + 1))
+		[ "$(wr testcase reset)" = ok ] || bad=$((bad + 1))
+		i=$((i + 1))
+	done
+	expect "lockref loop: 100 x run/cat/reset" 0 "$bad"
+	expect "reset empties results.csv" 1 "$(wc -l <$D/results.csv)"
+}
+
+# bad NAME VALUE ERRNO: refused with ERRNO and the setting unchanged
+bad() {
+	before=$(cat "$D/$1")
+	r=$(wr "$1" "$2")
+	after=$(cat "$D/$1")
+	if [ "$r" = "$3" ] && [ "$before" = "$after" ]; then
+		pass "bad input: $1 <- '$(echo "$2" | cut -c1-24)' gives $3"
+	else
+		fail "bad input: $1 <- '$(echo "$2" | cut -c1-24)'" "$3 and '$before' kept, saw $r and '$after'"
+	fi
+}
+
+t_bad_input() {
+	set_all keys=1024 pid_max=32768 ops=500
+	long=$(awk 'BEGIN { while (i++ < 700) printf "9" }')
+	for f in indexes workload mix keys ops mode cpus pid_max repeat seed fork_window sl_p sl_max_level rb_level testcase; do
+		bad $f "" EINVAL
+		bad $f "   " EINVAL
+		bad $f "garbage!" EINVAL
+		bad $f "$long" EINVAL
+	done
+	for f in keys ops pid_max repeat seed fork_window sl_p sl_max_level rb_level; do
+		bad $f -1 EINVAL
+		bad $f 12abc EINVAL
+		bad $f 99999999999999999999999 EINVAL
+	done
+	bad keys 0 EINVAL
+	bad keys 32768 EINVAL
+	bad keys 4194304 EINVAL
+	bad pid_max 300 EINVAL
+	bad pid_max 4194305 EINVAL
+	bad pid_max 1000 EINVAL
+	bad ops 0 EINVAL
+	bad ops 10000001 EINVAL
+	bad repeat 0 EINVAL
+	bad repeat 1001 EINVAL
+	bad fork_window 0 EINVAL
+	bad sl_p 3 EINVAL
+	bad sl_p 32 EINVAL
+	bad sl_max_level 17 EINVAL
+	bad rb_level 17 EINVAL
+	bad mix 50/50/1 EINVAL
+	bad mix 50/50 EINVAL
+	bad mix 50/25/25/0 EINVAL
+	bad mix 101/0/0 EINVAL
+	bad mix -10/60/50 EINVAL
+	bad workload lookupx EINVAL
+	bad mode ipix EINVAL
+	bad indexes idr,bogus EINVAL
+	bad indexes idr,,rbskip EINVAL
+	bad cpus "$NCPUS" EINVAL
+	bad cpus 0-4095 EINVAL
+	bad cpus 5000 EINVAL
+	bad cpus "0,$((NCPUS + 7))" EINVAL
+	bad testcase runx EINVAL
+	expect "good write accepted: cpus 0" ok "$(wr cpus 0)"
+	expect "good write accepted: cpus all" ok "$(wr cpus all)"
+	expect "good write accepted: seed 0x10" "ok 16" "$(wr seed 0x10) $(cat $D/seed)"
+	# a storm that cannot fit in the PID space is refused whole
+	set_all pid_max=2048 keys=2000 workload=insert ops=100 indexes=all
+	csv_before=$(wc -l <$D/results.csv)
+	expect "insert storm beyond the PID space gives ENOSPC" ENOSPC "$(wr testcase run)"
+	expect "refused run adds no rows" "$csv_before" "$(wc -l <$D/results.csv)"
+	set_all workload=delete keys=100 ops=100
+	expect "delete storm with keys < cpus x ops gives EINVAL" EINVAL "$(wr testcase run)"
+	set_all pid_max=32768 keys=1024 ops=500 workload=lookup
+}
+
+t_busy() {
+	set_all indexes=all workload=lookup mode=kthread pid_max=65536 keys=32768 ops=1000000 repeat=2
+	(
+		if echo run >$D/testcase; then rc=0; else rc=1; fi
+		echo "$rc" >/tmp/bg-run.rc
+	) &
+	bgpid=$!
+	i=0
+	while ! grep -q 'state: running' $D/testcase && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	expect "run in flight shows state running" running "$(awk '/^state:/ { print $2 }' $D/testcase)"
+	bad keys 100 EBUSY
+	bad workload fork EBUSY
+	expect "second concurrent run gives EBUSY" EBUSY "$(wr testcase run)"
+	expect "reset during a run gives EBUSY" EBUSY "$(wr testcase reset)"
+	expect "selftest during a run gives EBUSY" EBUSY "$(wr testcase selftest)"
+	if rmmod pidx 2>/dev/null; then
+		fail "rmmod during a run" "refused while the run holds the module, but it unloaded"
+	else
+		pass "rmmod during a run is refused"
+	fi
+	wait $bgpid
+	expect "the background run completed" 0 "$(cat /tmp/bg-run.rc)"
+	v=$(last_run_rows | awk -F, '$28 != "yes"' | wc -l)
+	expect "background run rows all verified" 0 "$v"
+	expect "module still loaded after refused rmmod" 1 "$(grep -c '^pidx ' /proc/modules)"
+	set_all mode=ipi keys=1024 pid_max=32768 ops=500 repeat=1
+}
+
+t_cycles() {
+	bad=0
+	i=0
+	while [ $i -lt 20 ]; do
+		if [ -d $D ]; then
+			set_all keys=512 ops=200 workload=fork
+			[ "$(wr testcase run)" = ok ] || bad=$((bad + 1))
+			b=$(awk '/^bytes/ { print $2 }' $D/memory)
+			[ "$b" = 0 ] || bad=$((bad + 1))
+			rmmod pidx || bad=$((bad + 1))
+		fi
+		insmod "$KO" || bad=$((bad + 1))
+		i=$((i + 1))
+	done
+	expect "20 insmod/rmmod cycles with runs" 0 "$bad"
+	rmmod pidx
+	leaks=$(dmesg | grep -c 'pidx: leak')
+	freed=$(dmesg | grep -c 'pidx: unloaded; .* all freed')
+	expect "every unload returned all memory" "0 yes" "$leaks $([ "$freed" -ge 20 ] && echo yes)"
+	left=$(grep -c '^pidx' /proc/slabinfo 2>/dev/null)
+	expect "no pidx slab cache left after unload" 0 "${left:-0}"
+	insmod "$KO"
+}
+
+t_load
+t_selftest
+[ "$LEVEL" = smoke ] || t_matrix
+case $LEVEL in
+full|debug)
+	t_lockref_loop
+	t_bad_input
+	t_busy
+	t_cycles
+	;;
+esac
+rmmod pidx || fail unload "rmmod failed"
+echo "GUEST-SUMMARY $passed passed, $failed failed"
+# 3, not 1: the runner tells the suite's own failures from its own errors
+[ "$failed" = 0 ] || exit 3
