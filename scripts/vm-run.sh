@@ -1,0 +1,571 @@
+#!/usr/bin/env bash
+# vm-run.sh: run a guest script against a kernel module inside a stock Debian kernel booted
+# under QEMU, for hosts whose own kernel cannot load modules (containers, CI runners).
+# It packs a busybox initramfs (scripts/guest-init.sh as /init), boots it, streams the
+# serial console, pulls the guest's result files out of the console framing, and fails on
+# any kernel warning, oops, lockup or stall seen on the console or in the guest's dmesg.
+# See usage() for options, exit statuses and the guest-side contract.
+set -euo pipefail
+
+SELF_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$SELF_DIR/.." && pwd)
+# shellcheck disable=SC2034 # read by lib.sh's messages (plain shellcheck does not follow it)
+PIDX_PROG=vm-run
+# shellcheck source=lib.sh disable=SC1091 # followed with shellcheck -x
+. "$SELF_DIR/lib.sh"
+
+usage() {
+	cat <<'EOF'
+Usage: scripts/vm-run.sh [options] GUEST_SCRIPT [-- ARGS for the guest script]
+       scripts/vm-run.sh --extract CONSOLE_LOG [--out DIR] [--quiet] [--no-kcheck]
+
+Boots a stock kernel under QEMU with a busybox initramfs, runs GUEST_SCRIPT (busybox sh,
+as root; it loads the module itself from $PIDX_KO) and copies the guest's /out to OUT.
+
+Kernel (default: newest /boot/vmlinuz-*-cloud-amd64 that has headers; installs
+linux-image-cloud-amd64 + linux-headers-cloud-amd64 when there is none):
+  --kernel IMAGE      boot this bzImage
+  --headers DIR       build the module against these headers
+  --release REL       /boot/vmlinuz-REL and /lib/modules/REL/build (installed if missing)
+Machine:
+  --smp N             vCPUs (default 2)
+  --mem MB            memory (default 2048)
+  --numa              two NUMA nodes, CPUs and memory split in halves (needs --smp >= 2)
+  --accel A           auto|tcg|kvm (default auto: tcg unless a cached probe saw KVM boot)
+  --append STR        extra kernel command line
+  --timeout S         kill the guest after S seconds (default 600)
+Payload:
+  --ko PATH           module to ship as /pidx/pidx.ko (default: make -C REPO KDIR=HEADERS)
+  --file SRC          extra file (or directory) copied into the guest's /pidx/ (repeatable)
+                      (REPO/tests/guest/*.sh are always copied there too)
+Output:
+  --out DIR           where result files land (default: a new mktemp dir, printed)
+  --quiet             console only to OUT/console.log, not to stdout
+  --no-kcheck         do not fail on kernel warnings/oopses/stalls
+  --initrd-only PATH  write the initramfs to PATH and exit (to boot it elsewhere)
+  --extract LOG       no boot: take the files and verdict from a console log captured
+                      elsewhere (e.g. a guest booted from --initrd-only on another machine)
+
+Guest side: busybox sh as root, cwd /pidx; OUT=/out PIDX_DIR=/pidx PIDX_KO=/pidx/pidx.ko
+PIDX_ACCEL PIDX_KERNEL PIDX_NCPUS; debugfs at /sys/kernel/debug; /pidx holds guest.sh,
+pidx.ko, args (one argument per line), accel, kernel and the extra files.  Files written
+under /out come back to OUT with their relative paths, plus OUT/dmesg.txt (the guest's
+dmesg) and OUT/console.log (the whole console, frames included).  The guest script should
+not print the kernel-problem words (WARNING:, BUG:, Call Trace, ...) itself.
+
+Exit status: the guest script's, when the guest finished cleanly; otherwise
+  1 runner error (build failed, file corrupted in transfer, ...)   2 usage or prerequisites
+  124 timeout   125 kernel problem (WARNING, BUG, Oops, lockup, stall, ...)
+  126 the guest stopped without its exit marker (panic, crash, qemu failure)
+EOF
+}
+
+# Console/dmesg lines that mean the kernel is unhappy.  Matched as fixed strings.
+KPATTERNS=("WARNING:" "BUG:" "Oops" "Kernel panic" "soft lockup" "hard LOCKUP" "rcu: INFO"
+	"self-detected stall" "detected stalls" "Objects remaining" "general protection fault"
+	"Call Trace" "UBSAN" "KASAN" "list_add corruption" "list_del corruption"
+	"possible recursive locking" "circular locking" "suspicious RCU usage"
+	"sleeping function called from invalid context" "scheduling while atomic"
+	"hung_task" "blocked for more than")
+
+kernel='' headers='' release='' smp=2 mem=2048 accel=auto timeout_s=600 out='' ko='' numa=0
+quiet=0 kcheck=1 initrd_only='' extract='' append='' guest=''
+files=() gargs=()
+
+needarg() { [ $# -ge 2 ] || die -c 2 "$1 needs a value (see --help)"; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) needarg "$@"; kernel=$2; shift 2 ;;
+	--headers) needarg "$@"; headers=$2; shift 2 ;;
+	--release) needarg "$@"; release=$2; shift 2 ;;
+	--smp) needarg "$@"; smp=$2; shift 2 ;;
+	--mem) needarg "$@"; mem=$2; shift 2 ;;
+	--accel) needarg "$@"; accel=$2; shift 2 ;;
+	--timeout) needarg "$@"; timeout_s=$2; shift 2 ;;
+	--out) needarg "$@"; out=$2; shift 2 ;;
+	--ko) needarg "$@"; ko=$2; shift 2 ;;
+	--file) needarg "$@"; files+=("$2"); shift 2 ;;
+	--append) needarg "$@"; append=$2; shift 2 ;;
+	--initrd-only) needarg "$@"; initrd_only=$2; shift 2 ;;
+	--extract) needarg "$@"; extract=$2; shift 2 ;;
+	--numa) numa=1; shift ;;
+	--quiet) quiet=1; shift ;;
+	--no-kcheck) kcheck=0; shift ;;
+	-h | --help) usage; exit 0 ;;
+	--) shift; break ;;
+	-*) die -c 2 "unknown option $1 (see --help)" ;;
+	*) guest=$1; shift; break ;;
+	esac
+done
+# "-- GUEST_SCRIPT ARGS" works too; whatever follows GUEST_SCRIPT (after an optional --)
+# is for the guest script.
+if [ -z "$guest" ] && [ $# -gt 0 ]; then guest=$1; shift; fi
+if [ -n "$guest" ] && [ "${1:-}" = -- ]; then shift; fi
+gargs=("$@")
+
+isnum() { [[ $1 =~ ^[0-9]+$ ]] && [ "$1" -gt 0 ]; }
+isnum "$smp" || die -c 2 "--smp wants a positive number, not '$smp'"
+isnum "$mem" || die -c 2 "--mem wants megabytes, not '$mem'"
+isnum "$timeout_s" || die -c 2 "--timeout wants seconds, not '$timeout_s'"
+case $accel in auto | tcg | kvm) ;; *) die -c 2 "--accel is auto, tcg or kvm, not '$accel'" ;; esac
+if [ "$numa" = 1 ] && [ "$smp" -lt 2 ]; then die -c 2 "--numa needs --smp 2 or more"; fi
+if [ -z "$extract" ]; then
+	[ -n "$guest" ] || { usage >&2; exit 2; }
+	[ -f "$guest" ] || die -c 2 "guest script $guest not found"
+	for a in ${gargs[@]+"${gargs[@]}"}; do
+		case $a in *$'\n'*) die -c 2 "guest arguments cannot contain newlines" ;; esac
+	done
+fi
+
+tmp=$(mktemp -d -t pidx-vm.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ---------------------------------------------------------------- kernel and headers
+
+# The release string of a bzImage, read from its setup header ("HdrS" at 0x202, the
+# kernel_version field at 0x20E: an offset from 0x200), so that any image names itself.
+image_release() {
+	local off
+	[ "$(dd if="$1" bs=1 skip=$((0x202)) count=4 status=none 2>/dev/null | tr -d '\0')" = HdrS ] || return 1
+	off=$(od -An -tu2 -j $((0x20E)) -N2 "$1" 2>/dev/null | tr -d ' ') || return 1
+	[ -n "$off" ] && [ "$off" -gt 0 ] || return 1
+	dd if="$1" bs=1 skip=$((off + 0x200)) count=128 status=none 2>/dev/null |
+		tr '\0' '\n' | head -n1 | cut -d' ' -f1
+}
+
+# Newest Debian cloud kernel in /boot whose headers are installed.
+newest_cloud_kernel() {
+	local img rel best=
+	for img in /boot/vmlinuz-*-cloud-amd64; do
+		[ -e "$img" ] || continue
+		rel=${img#/boot/vmlinuz-}
+		[ -d "/lib/modules/$rel/build" ] && best+="$rel"$'\n'
+	done
+	[ -n "$best" ] && printf '%s' "$best" | sort -V | tail -n1
+}
+
+# headers are needed only when we build the module ourselves
+need_headers=1
+[ -n "$ko" ] && need_headers=0
+
+resolve_kernel() {
+	if [ -n "$kernel" ]; then
+		[ -f "$kernel" ] || die -c 2 "kernel image $kernel not found"
+		[ -r "$kernel" ] || die -c 2 "cannot read $kernel (Debian installs images mode 0600): run as root"
+		release=$(image_release "$kernel") || release=''
+		if [ -z "$release" ]; then
+			release=$(basename "$kernel" | sed 's/^vmlinuz-//')
+			warn "$kernel has no bzImage header: calling its release $release"
+		fi
+		if [ -z "$headers" ] && [ "$need_headers" = 1 ]; then
+			headers=/lib/modules/$release/build
+			[ -d "$headers" ] || die -c 2 "no headers for $release at $headers: give --headers or --ko"
+		fi
+		return
+	fi
+	if [ -n "$headers" ]; then
+		# Debian's headers say only the upstream version in include/config/kernel.release,
+		# so the release comes from the directory's name.
+		local real
+		real=$(readlink -f "$headers")
+		[ -d "$real" ] || die -c 2 "headers directory $headers not found"
+		case $real in
+		*/linux-headers-*) release=${real##*/linux-headers-} ;;
+		/lib/modules/*/build) release=${real#/lib/modules/}; release=${release%/build} ;;
+		*) die -c 2 "cannot tell the release of $headers: give --kernel too" ;;
+		esac
+		kernel=/boot/vmlinuz-$release
+		[ -f "$kernel" ] || die -c 2 "no $kernel for headers $headers: give --kernel"
+		[ -r "$kernel" ] || die -c 2 "cannot read $kernel (Debian installs images mode 0600): run as root"
+		return
+	fi
+	if [ -n "$release" ]; then
+		local pk=()
+		[ -f "/boot/vmlinuz-$release" ] || pk+=("linux-image-$release")
+		[ "$need_headers" = 0 ] || [ -d "/lib/modules/$release/build" ] || pk+=("linux-headers-$release")
+		[ ${#pk[@]} -eq 0 ] || ensure_pkgs "${pk[@]}"
+	else
+		release=$(newest_cloud_kernel) || release=
+		if [ -z "$release" ]; then
+			ensure_pkgs linux-image-cloud-amd64 linux-headers-cloud-amd64
+			release=$(newest_cloud_kernel) ||
+				die -c 2 "no /boot/vmlinuz-*-cloud-amd64 with headers even after installing them"
+		fi
+	fi
+	kernel=/boot/vmlinuz-$release
+	[ -f "$kernel" ] || die -c 2 "$kernel missing"
+	[ -r "$kernel" ] || die -c 2 "cannot read $kernel (Debian installs images mode 0600): run as root"
+	[ -n "$headers" ] || headers=/lib/modules/$release/build
+	if [ "$need_headers" = 1 ] && [ ! -d "$headers" ]; then die -c 2 "headers $headers missing"; fi
+}
+
+# ---------------------------------------------------------------- initramfs
+
+# A newc cpio entry written by hand: /dev/console must exist in the initramfs for the kernel
+# to give /init a console, and making the device node for cpio would need root.
+cpio_entry() { # NAME MODE(octal) RDEVMAJOR RDEVMINOR
+	local name=$1 mode=$((8#$2)) ns=$((${#1} + 1))
+	printf '070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X' \
+		1 "$mode" 0 0 1 0 0 0 0 "$3" "$4" "$ns" 0
+	printf '%s\0' "$name"
+	head -c $(((4 - (110 + ns) % 4) % 4)) /dev/zero
+}
+dev_console_cpio() {
+	cpio_entry dev/console 20600 5 1
+	cpio_entry TRAILER!!! 0 0 0
+}
+
+# The static busybox (a dynamic one would need its libraries in the initramfs).
+find_busybox() {
+	local b l
+	for b in /bin/busybox /usr/bin/busybox; do
+		[ -x "$b" ] || continue
+		l=$(LC_ALL=C ldd "$b" 2>&1 || true) # ldd fails on static binaries, saying so
+		if [[ $l == *"not a dynamic executable"* ]]; then
+			echo "$b"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# pack DIR OUTFILE: gzip'd newc of DIR's tree (root-owned) followed by the /dev/console
+# archive; the kernel unpacks concatenated archives in order.
+pack() {
+	(cd "$1" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -n -6 >"$2"
+	dev_console_cpio | gzip -n >>"$2"
+}
+
+stage_skeleton() { # DIR: busybox and the directories /init expects
+	mkdir -p "$1"/{bin,sbin,usr/bin,usr/sbin,dev,proc,sys,tmp,out,root,pidx}
+	cp "$busybox" "$1/bin/busybox"
+}
+
+build_initramfs() { # DEST ACCEL
+	local st=$tmp/root f
+	rm -rf "$st"
+	stage_skeleton "$st"
+	install -m 0755 "$SELF_DIR/guest-init.sh" "$st/init"
+	# Shell libraries the guest scripts source come first, so that GUEST_SCRIPT, the module
+	# and the run facts below win any name clash.
+	if [ -d "$REPO/tests/guest" ]; then
+		for f in "$REPO"/tests/guest/*.sh; do
+			if [ -e "$f" ]; then cp -L "$f" "$st/pidx/"; fi
+		done
+	fi
+	for f in ${files[@]+"${files[@]}"}; do
+		[ -e "$f" ] || die -c 2 "--file $f not found"
+		cp -rL "$f" "$st/pidx/"
+	done
+	cp -L "$guest" "$st/pidx/guest.sh"
+	cp -L "$ko" "$st/pidx/pidx.ko"
+	if [ ${#gargs[@]} -gt 0 ]; then printf '%s\n' "${gargs[@]}" >"$st/pidx/args"; else : >"$st/pidx/args"; fi
+	echo "$2" >"$st/pidx/accel"
+	echo "$release" >"$st/pidx/kernel"
+	pack "$st" "$1"
+}
+
+# ---------------------------------------------------------------- accelerator
+
+# KVM here can hang at boot, so auto uses it only after a quick probe boot printed a marker;
+# the verdict is cached per kernel image (release + checksum) so the probe costs once.
+accel_why=
+choose_accel() {
+	case $accel in
+	tcg) accel_why="tcg: requested"; return ;;
+	kvm)
+		if ! { [ -r /dev/kvm ] && [ -w /dev/kvm ]; }; then die -c 2 "--accel kvm but /dev/kvm is not usable"; fi
+		accel_why="kvm: requested"
+		return
+		;;
+	esac
+	if [ -n "$initrd_only" ]; then accel=tcg accel_why="tcg: default for --initrd-only"; return; fi
+	if ! { [ -r /dev/kvm ] && [ -w /dev/kvm ]; }; then
+		accel=tcg accel_why="tcg: no usable /dev/kvm"
+		return
+	fi
+	local cache=${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/pidx sum verdict
+	sum=$(md5sum <"$kernel" | cut -c1-12)
+	local cf=$cache/kvm-probe-$release-$sum
+	if [ -f "$cf" ]; then
+		verdict=$(cat "$cf")
+	else
+		info "probing KVM with $release (20 s at most; cached in $cf)"
+		verdict=fail
+		kvm_probe && verdict=ok
+		if ! { mkdir -p "$cache" && echo "$verdict" >"$cf"; }; then warn "cannot write $cf"; fi
+	fi
+	if [ "$verdict" = ok ]; then
+		accel=kvm accel_why="kvm: probe booted"
+	else
+		accel=tcg accel_why="tcg: KVM probe failed"
+	fi
+}
+
+kvm_probe() {
+	local st=$tmp/probe
+	stage_skeleton "$st"
+	printf '#!/bin/busybox sh\n/bin/busybox echo PIDX-KVM-PROBE-OK\n/bin/busybox poweroff -f\n' >"$st/init"
+	chmod 755 "$st/init"
+	pack "$st" "$tmp/probe.gz"
+	timeout -k 2 20 "$qemu" -enable-kvm -cpu host -smp 1 -m 256 -kernel "$kernel" \
+		-initrd "$tmp/probe.gz" -append "console=ttyS0 panic=-1 loglevel=1" \
+		-nodefaults -display none -serial stdio -monitor none -no-reboot -net none \
+		</dev/null >"$tmp/probe.log" 2>&1 || true
+	grep -q PIDX-KVM-PROBE-OK "$tmp/probe.log"
+}
+
+# ---------------------------------------------------------------- console parsing
+
+# Reads the console on stdin.  Every line, carriage returns stripped, goes to
+# $out/console.log (frames included, so --extract can read it again).  Plain lines go to
+# stdout (unless quiet) and to $tmp/frames/plain.log (what the kernel check scans);
+# frame bodies go to numbered .b64
+# files listed in $tmp/frames/manifest as "N<TAB>md5<TAB>path".  A non-base64 line inside a
+# frame is a stray console line: it is treated as plain, and the md5 check judges the file.
+parse_console() {
+	mkdir -p "$tmp/frames"
+	: >"$tmp/frames/manifest"
+	# shellcheck disable=SC2016 # awk program, not shell
+	awk -v quiet="$quiet" -v dir="$tmp/frames" -v consolef="$out/console.log" '
+	function plain(l) {
+		print l > plainf
+		fflush(consolef)
+		if (!quiet) { print l; fflush() }
+	}
+	BEGIN { plainf = dir "/plain.log"; printf "" > plainf; printf "" > consolef; inf = 0; n = 0 }
+	{
+		sub(/\r+$/, "")
+		print > consolef
+		if ($0 ~ /^==PIDX-FILE-BEGIN .+==$/) {
+			if (inf) { close(body); print "broken frame: " path > (dir "/broken") }
+			path = substr($0, 19, length($0) - 20)
+			n++; body = dir "/" n ".b64"; printf "" > body
+			inf = 1; bytes = 0
+			next
+		}
+		if (inf && $0 ~ /^==PIDX-FILE-END .+ [0-9a-f]+==$/) {
+			rest = substr($0, 17, length($0) - 18)
+			sum = rest; sub(/.* /, "", sum)
+			p = rest; sub(/ [^ ]*$/, "", p)
+			close(body); inf = 0
+			if (p != path) { print "frame end does not match its start: " path > (dir "/broken"); next }
+			print n "\t" sum "\t" p > (dir "/manifest")
+			if (!quiet) { print "vm-run: received " p " (" bytes " bytes)"; fflush() }
+			next
+		}
+		if (inf && $0 ~ /^[A-Za-z0-9+\/=]*$/) {
+			print > body
+			pad = $0; bytes += length($0) / 4 * 3 - gsub(/=/, "", pad)
+			next
+		}
+		plain($0)
+	}
+	END { if (inf) print "frame never ended: " path > (dir "/broken") }
+	'
+}
+
+# Moves the received files into $out and checks them; prints problems, returns 1 if any.
+collect_files() {
+	local n sum path dst got bad=0 count=0
+	while IFS=$'\t' read -r n sum path; do
+		case /$path/ in
+		*/../* | *//* | */./*)
+			warn "refusing file with unsafe path '$path'"
+			bad=1
+			continue
+			;;
+		esac
+		if [ "$path" = console.log ]; then
+			warn "guest file console.log would overwrite the console log: skipped"
+			continue
+		fi
+		dst=$out/$path
+		mkdir -p "$(dirname "$dst")"
+		if ! base64 -d <"$tmp/frames/$n.b64" >"$dst" 2>/dev/null; then
+			warn "$path: base64 does not decode (console corruption)"
+			bad=1
+			continue
+		fi
+		got=$(md5sum <"$dst" | cut -d' ' -f1)
+		if [ "$got" != "$sum" ]; then
+			warn "$path: md5 $got, guest said $sum (console corruption)"
+			bad=1
+			continue
+		fi
+		count=$((count + 1))
+		echo "$path" >>"$tmp/received"
+	done <"$tmp/frames/manifest"
+	if [ -s "$tmp/frames/broken" ]; then
+		while IFS= read -r l; do warn "$l"; done <"$tmp/frames/broken"
+		bad=1
+	fi
+	[ "$quiet" = 1 ] && [ "$count" -gt 0 ] && info "received $count file(s)"
+	return "$bad"
+}
+
+# First kernel-problem line in the console (frames excluded) or the received dmesg.txt.
+kernel_problem() {
+	local pat=() p f hit
+	for p in "${KPATTERNS[@]}"; do pat+=(-e "$p"); done
+	for f in "$tmp/frames/plain.log" "$out/dmesg.txt"; do
+		[ "$f" = "$out/dmesg.txt" ] && ! grep -qx dmesg.txt "$tmp/received" 2>/dev/null && continue
+		[ -f "$f" ] || continue
+		# The kernel echoes its command line (and unknown parameters), which may name
+		# hung_task_* and such options.
+		hit=$(grep -a -v -i 'command line' "$f" | grep -a -F -m1 "${pat[@]}" || true)
+		if [ -n "$hit" ]; then
+			printf '%s (in %s)\n' "$hit" "$([ "$f" = "$out/dmesg.txt" ] && echo dmesg.txt || echo console)"
+			return 0
+		fi
+	done
+	return 1
+}
+
+tail_console() {
+	{
+		echo "--- last 40 console lines ---"
+		tail -n 40 "$tmp/frames/plain.log" 2>/dev/null || true
+		echo "--- end of console (full log: $out/console.log) ---"
+	} >&2
+}
+
+fail() { # CODE REASON: the console's end, then the reason as the last line
+	tail_console
+	info "FAIL: $2"
+	exit "$1"
+}
+
+# Verdict from what parse_console left behind; QST is qemu's (or timeout's) exit status.
+verdict() {
+	local qst=$1 marker rc problem=
+	local xfer_ok=1
+	collect_files || xfer_ok=0
+	marker=$(grep -a -E '^==PIDX-GUEST-EXIT [0-9]+==$' "$tmp/frames/plain.log" | tail -n1 || true)
+	if [ "$kcheck" = 1 ]; then problem=$(kernel_problem) || problem=; fi
+	if [ -z "$marker" ]; then
+		if [ "$qst" = 124 ] || [ "$qst" = 137 ]; then
+			fail 124 "timeout: the guest did not finish within $timeout_s s (qemu killed)${problem:+; kernel problem: $problem}"
+		fi
+		[ -s "$tmp/qemu.err" ] && sed 's/^/qemu: /' "$tmp/qemu.err" >&2
+		local how="qemu status $qst"
+		[ -z "$extract" ] || how="the log has no exit marker"
+		fail 126 "the guest stopped without its exit marker (panic, crash or qemu failure; $how)${problem:+; kernel problem: $problem}"
+	fi
+	rc=${marker#==PIDX-GUEST-EXIT }
+	rc=${rc%==}
+	[ -z "$problem" ] || fail 125 "kernel problem: $problem (guest script exit status $rc)"
+	[ "$xfer_ok" = 1 ] || fail 1 "result files were damaged in transfer (guest script exit status $rc)"
+	info "guest script exited $rc; results in $out"
+	exit "$rc"
+}
+
+# ---------------------------------------------------------------- main
+
+prep_out() {
+	if [ -z "$out" ]; then
+		out=$(mktemp -d -t pidx-vm-out.XXXXXX)
+	else
+		mkdir -p "$out"
+	fi
+	out=$(cd "$out" && pwd)
+}
+
+if [ -n "$extract" ]; then
+	[ -f "$extract" ] || die -c 2 "console log $extract not found"
+	prep_out
+	info "extracting from $extract into $out"
+	# The log may be the very console.log in $out: read it before that is rewritten.
+	cp "$extract" "$tmp/console.in"
+	parse_console <"$tmp/console.in"
+	verdict 0
+fi
+
+need_cmds qemu-system-x86_64:qemu-system-x86 cpio:cpio gzip:gzip timeout:coreutils
+busybox=$(find_busybox) || {
+	ensure_pkgs busybox-static
+	busybox=$(find_busybox) || die -c 2 "no static busybox even after installing busybox-static"
+}
+qemu=$(command -v qemu-system-x86_64)
+
+resolve_kernel
+
+if [ -z "$ko" ]; then
+	need_cmds make:make gcc:gcc
+	info "building pidx.ko against $headers"
+	make -C "$REPO" KDIR="$headers" >&2 || die "building pidx.ko failed (make -C $REPO KDIR=$headers)"
+	ko=$REPO/pidx.ko
+fi
+[ -f "$ko" ] || die -c 2 "module $ko not found"
+
+choose_accel
+
+# console=ttyS0: everything on the one serial line we parse.  loglevel=5: the console shows
+# KERN_WARNING and worse (a message shows when its level is below the console loglevel, and
+# WARN() and its call trace are KERN_WARNING), so a guest that then hangs still shows why,
+# while KERN_NOTICE/INFO boot chatter stays in dmesg.  panic=-1 with -no-reboot: a panic
+# ends qemu at once instead of hanging until the timeout.  log_buf_len: a long run's dmesg
+# must still hold the boot when the guest saves it.  Warnings deliberately do not panic
+# (no oops=panic, panic_on_warn): the guest finishes, and the scan fails the run.
+# tsc=reliable: under TCG the kernel distrusts the TSC and falls back to the HPET, whose
+# emulated reads made one ktime_get_ns() pair cost about 355 ns instead of about 94 ns
+# (measured in one guest each); the benchmark reads the clock around every sampled op.
+cmdline="console=ttyS0 panic=-1 loglevel=5 log_buf_len=8M tsc=reliable${append:+ $append}"
+initrd=$tmp/initrd.gz
+[ -z "$initrd_only" ] || initrd=$initrd_only
+# -nodefaults: no VGA, floppy, CD-ROM or NIC to probe (about 1 s of a 3-4 s TCG boot), so
+# the serial port is declared explicitly.
+qargs=(-nodefaults -display none -serial stdio -monitor none -no-reboot -net none
+	-m "$mem" -kernel "$kernel" -initrd "$initrd" -append "$cmdline")
+[ "$numa" = 1 ] || qargs+=(-smp "$smp")
+if [ "$accel" = kvm ]; then
+	qargs+=(-enable-kvm -cpu host)
+else
+	qargs+=(-accel 'tcg,thread=multi')
+fi
+numa_desc=''
+if [ "$numa" = 1 ]; then
+	# One socket per node, so that no last-level cache spans two nodes (the kernel WARNs in
+	# topology_sane() otherwise): two sockets of smp/2 cores, or, for an odd count, one
+	# socket per CPU.  Node 0 gets the first half of the CPUs and of the memory.
+	h=$((smp / 2)) m0=$((mem / 2))
+	if [ $((smp % 2)) = 0 ]; then spc=$h; else spc=1; fi
+	# shellcheck disable=SC2054 # the commas are QEMU option syntax, inside single words
+	qargs+=(-smp "$smp,sockets=$((smp / spc)),cores=$spc,threads=1"
+		-object "memory-backend-ram,id=ram0,size=${m0}M" -object "memory-backend-ram,id=ram1,size=$((mem - m0))M"
+		-numa node,nodeid=0,memdev=ram0 -numa node,nodeid=1,memdev=ram1)
+	for ((sk = 0; sk < smp / spc; sk++)); do
+		qargs+=(-numa "cpu,node-id=$((sk * spc < h ? 0 : 1)),socket-id=$sk")
+	done
+	numa_desc=", 2 NUMA nodes (CPUs 0-$((h - 1)) | $h-$((smp - 1)))"
+fi
+
+if [ -n "$initrd_only" ]; then
+	mkdir -p "$(dirname "$initrd_only")"
+	build_initramfs "$tmp/initrd.gz" "$accel"
+	cp "$tmp/initrd.gz" "$initrd_only"
+	info "wrote $initrd_only ($(stat -c %s "$initrd_only") bytes) for $release, accel $accel"
+	# The exact command this run would have used, for the machine the initramfs goes to.
+	info "boot it with: qemu-system-x86_64 $(printf '%q ' "${qargs[@]}")</dev/null | tee console.log"
+	info "then: $0 --extract console.log --out DIR"
+	exit 0
+fi
+
+prep_out
+build_initramfs "$initrd" "$accel"
+
+info "kernel $release ($kernel), accel $accel ($accel_why), $smp vCPUs, $mem MB$numa_desc; output in $out"
+
+start=$(date +%s.%N)
+# stdin from /dev/null: qemu must not take the terminal (raw mode would swallow Ctrl-C).
+# timeout --foreground keeps qemu in our process group so Ctrl-C still reaches it.
+set +e
+timeout --foreground -k 5 "$timeout_s" "$qemu" "${qargs[@]}" </dev/null 2>"$tmp/qemu.err" |
+	parse_console
+st=("${PIPESTATUS[@]}")
+set -e
+info "qemu ran $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+if [ "${st[1]}" != 0 ]; then die "console capture failed (awk status ${st[1]})"; fi
+verdict "${st[0]}"
