@@ -35,7 +35,7 @@ check-debug:
 
 # The main job: sweep, record, plot (natively, or in a stock kernel under QEMU).
 bench:
-	@scripts/bench.sh $(if $(FULL),--full)
+	@scripts/bench.sh $(if $(filter 1 yes true,$(FULL)),--full)
 
 help:
 	@echo "pidx targets:"

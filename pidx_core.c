@@ -497,13 +497,15 @@ static void pidx_shuffle(u32 *a, u32 n, u64 *rng)
 
 /*
  * Per workload: how many prefilled keys each CPU owns (and may delete), and
- * how many PIDs it may hold at most.  A storm that cannot fit in the PID
- * space is refused before anything is built.
+ * how many PIDs it may hold at most.  An insert storm, which exists to add
+ * ops PIDs per CPU, is refused before anything is built when they cannot
+ * fit; mixed and fork storms run into a full space like fork() does, and
+ * count each -ENOSPC as a failed operation.
  */
 static int pidx_plan(const struct pidx_config *cfg, unsigned int ncpus,
 		     u32 *slice, u32 *ring_cap, const char **why)
 {
-	u64 space = pidx_space(cfg->pid_max), grow = 0;
+	u64 space = pidx_space(cfg->pid_max);
 	u32 dels;
 
 	*slice = 0;
@@ -511,7 +513,10 @@ static int pidx_plan(const struct pidx_config *cfg, unsigned int ncpus,
 	switch (cfg->workload) {
 	case PIDX_WL_INSERT:
 		*ring_cap = cfg->ops;
-		grow = cfg->ops;
+		if (cfg->keys + (u64)cfg->ops * ncpus > space) {
+			*why = "keys + cpus x ops exceed pid_max - 1";
+			return -ENOSPC;
+		}
 		break;
 	case PIDX_WL_DELETE:
 		if ((u64)cfg->ops * ncpus > cfg->keys) {
@@ -525,18 +530,12 @@ static int pidx_plan(const struct pidx_config *cfg, unsigned int ncpus,
 		dels = DIV_ROUND_UP((u64)cfg->ops * cfg->mix[PIDX_MIX_DELETE], 100);
 		*slice = min_t(u32, dels, cfg->keys / (2 * ncpus));
 		*ring_cap = *slice + (cfg->mix[PIDX_MIX_INSERT] ? cfg->ops : 0);
-		grow = DIV_ROUND_UP((u64)cfg->ops * cfg->mix[PIDX_MIX_INSERT], 100);
 		break;
 	case PIDX_WL_FORK:
 		*ring_cap = cfg->fork_window + 1;
-		grow = *ring_cap;
 		break;
 	default:
 		break;
-	}
-	if (cfg->keys + grow * ncpus > space) {
-		*why = "keys + the PIDs the storm allocates exceed pid_max - 1";
-		return -ENOSPC;
 	}
 	return 0;
 }

@@ -238,9 +238,11 @@ expect_eq() {
 }
 
 bench_plumbing_test() {
-	section "make bench plumbing at a tiny size"
+	section "make bench plumbing at a tiny size (keys 1K, 2 workloads, 2 repeats)"
 	local out=$WORK/bench
-	if "$REPO/scripts/bench.sh" --vm --tiny --smp 2 --out "$out" >"$WORK/bench.log" 2>&1 &&
+	if "$REPO/scripts/bench.sh" --vm --smp 2 --keys 1K --cpus 1,2 \
+		--cpu-sweep-keys 1K --workloads lookup,fork --modes ipi,kthread --ops 2000 --repeat 2 \
+		--out "$out" >"$WORK/bench.log" 2>&1 &&
 		[ -s "$out/results.csv" ] && [ -s "$out/meta" ] &&
 		[ "$(find "$out" -name '*.png' | wc -l)" -ge 3 ] &&
 		! awk -F, 'NR > 1 && $28 == "FAILED"' "$out/results.csv" | grep -q .; then

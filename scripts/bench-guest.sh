@@ -1,0 +1,509 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench-guest.sh: the pidx benchmark sweep.  POSIX sh (busybox ash is
+# enough); runs as root inside the QEMU guest (scripts/vm-run.sh sets
+# OUT=/out) or natively (scripts/bench.sh gives --out).  See usage() or
+# --help.
+#
+# Every configuration is one `run` of all the indexes (their repeats are
+# interleaved by the module), so index ratios always come from one boot and
+# one moment.  Two sweeps, as in the issue:
+#   keys sweep: every workload x every keys size, all online CPUs, first mode
+#   CPU sweep:  every workload x every mode x every CPU count, at one keys
+#               size (--cpu-sweep-keys, 32K); the point both sweeps share
+#               is run once.
+
+set -u
+
+PROG=bench-guest
+
+usage() {
+	cat <<'EOF'
+usage: bench-guest.sh [options]
+Runs the pidx sweep through /sys/kernel/debug/pidx and copies results.csv
+to $OUT.  Every option has an environment equivalent (in brackets).
+
+  --full              the full sweep [FULL=1]; default is the quick one
+  --indexes LIST      comma list, "all" (module: all but null) or "auto":
+                      every compiled index including null [INDEXES=auto]
+  --workloads LIST    comma list of lookup insert delete fork iterate mixed
+                      and mixed:L/I/D [WORKLOADS]
+                      default lookup,insert,delete,mixed:90/5/5,
+                      mixed:50/25/25,fork,iterate
+  --modes LIST        modes of the CPU sweep; the keys sweep uses the first
+                      [MODES=ipi,kthread]
+  --cpus LIST         CPU counts of the CPU sweep [CPUS]
+                      default 1,2,4,... and the number of online CPUs
+  --keys LIST         keys sizes of the keys sweep; K and M suffixes are
+                      1024 and 1048576 [KEYS]
+                      quick 1K,32K,256K; full 1K,4K,32K,256K,1M
+  --cpu-sweep-keys N  keys size of the CPU sweep [CPU_SWEEP_KEYS=32K]
+  --ops N             operations per CPU per storm [OPS]
+                      quick 20000; full 100000; delete storms get at most
+                      keys/cpus and insert storms what fits in pid_max
+  --repeat N          storms per index per configuration [REPEAT]
+                      quick 3; full 5
+  --seed N            PRNG seed [SEED=1]
+  --set NAME=VALUE    also write VALUE to debugfs file NAME once before the
+                      sweep (sl_p, sl_max_level, rb_level, fork_window);
+                      repeatable [PIDX_SET="NAME=VALUE ..."]
+  --out DIR           where results.csv and guest-info go [OUT]
+  --ko PATH           module to insmod when pidx is not loaded
+                      [PIDX_KO=/pidx/pidx.ko]
+  --slowdown N        time factor for the estimate: 1 native or KVM, about
+                      10 under QEMU TCG [SLOWDOWN; guessed from dmesg]
+  --dry-run           print the plan and the estimate, touch nothing
+  --online N          with --dry-run: plan for N online CPUs
+  -h, --help          this text
+  PIDX_DEBUGFS        the debugfs directory [/sys/kernel/debug/pidx]
+
+Progress, one line per configuration on stderr:
+  [done/total] elapsed Ns, ETA Ns: index=... workload=... cpus=N keys=N mode=M
+Exit status: 0 when every write and run succeeded, 1 when any failed (the
+sweep goes on with the other configurations), 2 on a usage error.
+EOF
+}
+
+say() { echo "$PROG: $*" >&2; }
+err() { echo "$PROG: error: $*" >&2; errors=$((errors + 1)); }
+die() { echo "$PROG: error: $1" >&2; exit "${2:-1}"; }
+
+errors=0
+D=${PIDX_DEBUGFS:-/sys/kernel/debug/pidx}
+PIDX_KO=${PIDX_KO:-/pidx/pidx.ko}
+FULL=${FULL:-0}
+INDEXES=${INDEXES:-auto}
+WORKLOADS=${WORKLOADS:-lookup,insert,delete,mixed:90/5/5,mixed:50/25/25,fork,iterate}
+MODES=${MODES:-ipi,kthread}
+CPUS=${CPUS:-}
+KEYS=${KEYS:-}
+CPU_SWEEP_KEYS=${CPU_SWEEP_KEYS:-32K}
+OPS=${OPS:-}
+REPEAT=${REPEAT:-}
+SEED=${SEED:-1}
+PIDX_SET=${PIDX_SET:-}
+OUT=${OUT:-}
+SLOWDOWN=${SLOWDOWN:-}
+DRY=0
+ONLINE_N=
+
+need_arg() { [ $# -ge 2 ] || die "$1 needs a value (see --help)" 2; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--full) FULL=1 ;;
+	--quick) FULL=0 ;;
+	--indexes) need_arg "$@"; INDEXES=$2; shift ;;
+	--workloads) need_arg "$@"; WORKLOADS=$2; shift ;;
+	--modes) need_arg "$@"; MODES=$2; shift ;;
+	--cpus) need_arg "$@"; CPUS=$2; shift ;;
+	--keys) need_arg "$@"; KEYS=$2; shift ;;
+	--cpu-sweep-keys) need_arg "$@"; CPU_SWEEP_KEYS=$2; shift ;;
+	--ops) need_arg "$@"; OPS=$2; shift ;;
+	--repeat) need_arg "$@"; REPEAT=$2; shift ;;
+	--seed) need_arg "$@"; SEED=$2; shift ;;
+	--set) need_arg "$@"; PIDX_SET="$PIDX_SET $2"; shift ;;
+	--out) need_arg "$@"; OUT=$2; shift ;;
+	--ko) need_arg "$@"; PIDX_KO=$2; shift ;;
+	--slowdown) need_arg "$@"; SLOWDOWN=$2; shift ;;
+	--online) need_arg "$@"; ONLINE_N=$2; shift ;;
+	--dry-run) DRY=1 ;;
+	-h | --help) usage; exit 0 ;;
+	--) ;;
+	*) die "unknown argument '$1' (see --help)" 2 ;;
+	esac
+	shift
+done
+
+if [ "$FULL" = 1 ]; then
+	: "${KEYS:=1K,4K,32K,256K,1M}" "${OPS:=100000}" "${REPEAT:=5}"
+else
+	: "${KEYS:=1K,32K,256K}" "${OPS:=20000}" "${REPEAT:=3}"
+fi
+
+# ------------------------------------------------------------- helpers
+
+commas() { echo "$1" | tr ' ' ','; }
+
+is_uint() { case $1 in '' | *[!0-9]*) return 1 ;; esac; }
+
+# 32K -> 32768, 1M -> 1048576, 1000 -> 1000
+to_num() {
+	case $1 in
+	*[kK]) n=${1%?}; m=1024 ;;
+	*[mM]) n=${1%?}; m=1048576 ;;
+	*) n=$1; m=1 ;;
+	esac
+	is_uint "$n" || return 1
+	echo $((n * m))
+}
+
+# comma list -> space list of numbers
+num_list() {
+	out=
+	for x in $(echo "$1" | tr ',' ' '); do
+		v=$(to_num "$x") || die "'$x' in '$1' is not a number" 2
+		out="$out $v"
+	done
+	[ -n "$out" ] || die "empty list '$1'" 2
+	echo "${out# }"
+}
+
+# expand a cpulist ("0-3,8") into one number per line
+expand_cpulist() {
+	echo "$1" | tr ',' '\n' | awk -F- 'NF == 1 && $1 != "" { print $1 }
+		NF == 2 { for (i = $1; i <= $2; i++) print i }'
+}
+
+# the first N online CPUs as a compact cpulist ("0-3", "0,2-3")
+cpulist_of() {
+	echo "$ONLINE_LIST" | head -n "$1" | awk '
+		NR == 1 { s = $1; p = $1; next }
+		$1 == p + 1 { p = $1; next }
+		{ printf "%s%s,", s, (s == p ? "" : "-" p); s = $1; p = $1 }
+		END { if (NR) printf "%s%s\n", s, (s == p ? "" : "-" p) }'
+}
+
+# write VALUE to debugfs FILE; on failure one error line naming both
+wr() {
+	if ! printf '%s\n' "$2" 2>/dev/null >"$D/$1"; then
+		err "writing '$2' to $D/$1 failed"
+		return 1
+	fi
+}
+
+# ------------------------------------------------------------ validate
+
+if ! is_uint "$OPS" || [ "$OPS" -eq 0 ]; then
+	die "--ops '$OPS' is not a positive number" 2
+fi
+if ! is_uint "$REPEAT" || [ "$REPEAT" -lt 1 ] || [ "$REPEAT" -gt 1000 ]; then
+	die "--repeat '$REPEAT' is not in 1..1000" 2
+fi
+is_uint "$SEED" || die "--seed '$SEED' is not a number" 2
+KEYS_L=$(num_list "$KEYS") || exit 2
+SWEEP_K=$(to_num "$CPU_SWEEP_KEYS") || die "--cpu-sweep-keys '$CPU_SWEEP_KEYS' is not a number" 2
+MODES_L=$(echo "$MODES" | tr ',' ' ')
+[ -n "$MODES_L" ] || die "empty --modes" 2
+for m in $MODES_L; do
+	case $m in ipi | kthread) ;; *) die "unknown mode '$m' (ipi, kthread)" 2 ;; esac
+done
+FIRST_MODE=${MODES_L%% *}
+WL_L=$(echo "$WORKLOADS" | tr ',' ' ')
+[ -n "$WL_L" ] || die "empty --workloads" 2
+for w in $WL_L; do
+	case $w in
+	lookup | insert | delete | fork | iterate | mixed) ;;
+	mixed:*/*/*) ;;
+	*) die "unknown workload '$w' (lookup insert delete fork iterate mixed mixed:L/I/D)" 2 ;;
+	esac
+done
+
+if [ -n "$ONLINE_N" ]; then
+	if ! is_uint "$ONLINE_N" || [ "$ONLINE_N" -lt 1 ]; then
+		die "--online '$ONLINE_N' is not a CPU count" 2
+	fi
+	ONLINE_LIST=$(expand_cpulist "0-$((ONLINE_N - 1))")
+elif [ -r /sys/devices/system/cpu/online ]; then
+	ONLINE_LIST=$(expand_cpulist "$(cat /sys/devices/system/cpu/online)")
+else
+	ONLINE_LIST=$(expand_cpulist "0-$(($(grep -c '^processor' /proc/cpuinfo) - 1))")
+fi
+NONLINE=$(echo "$ONLINE_LIST" | grep -c .)
+
+# CPU counts: default 1,2,4,... and all online
+if [ -z "$CPUS" ]; then
+	n=1
+	CPUS_L=
+	while [ "$n" -lt "$NONLINE" ]; do
+		CPUS_L="$CPUS_L $n"
+		n=$((n * 2))
+	done
+	CPUS_L="$CPUS_L $NONLINE"
+else
+	CPUS_L=
+	for n in $(num_list "$CPUS"); do
+		if [ "$n" -lt 1 ] || [ "$n" -gt "$NONLINE" ]; then
+			say "warning: skipping CPU count $n: $NONLINE CPUs online"
+			continue
+		fi
+		CPUS_L="$CPUS_L $n"
+	done
+	[ -n "$CPUS_L" ] || die "no usable CPU count in '$CPUS' ($NONLINE online)" 2
+fi
+CPUS_L=${CPUS_L# }
+
+# slowdown for the estimate: QEMU TCG runs kernel code ~10x slower
+# (vm-run.sh tells the guest its accelerator in PIDX_ACCEL)
+if [ -z "$SLOWDOWN" ]; then
+	case ${PIDX_ACCEL:-} in
+	tcg) SLOWDOWN=10 ;;
+	kvm) SLOWDOWN=1 ;;
+	*)
+		SLOWDOWN=1
+		if grep -qw hypervisor /proc/cpuinfo 2>/dev/null &&
+			! dmesg 2>/dev/null | grep -q 'Hypervisor detected: KVM'; then
+			SLOWDOWN=10
+		fi
+		;;
+	esac
+fi
+if ! is_uint "$SLOWDOWN" || [ "$SLOWDOWN" -lt 1 ]; then
+	die "--slowdown '$SLOWDOWN' is not a positive integer" 2
+fi
+
+# ---------------------------------------------------------------- plan
+# one line per configuration: MODE NCPUS KEYS WORKLOAD(:MIX)
+
+plan() {
+	for k in $KEYS_L; do
+		for w in $WL_L; do
+			echo "$FIRST_MODE $NONLINE $k $w"
+		done
+	done
+	for m in $MODES_L; do
+		for n in $CPUS_L; do
+			for w in $WL_L; do
+				if [ "$m" = "$FIRST_MODE" ] && [ "$n" = "$NONLINE" ]; then
+					case " $KEYS_L " in *" $SWEEP_K "*) continue ;; esac
+				fi
+				echo "$m $n $SWEEP_K $w"
+			done
+		done
+	done
+}
+
+# estimated milliseconds of one configuration (all indexes, all repeats):
+# per storm, prefill + verify + teardown ~0.4 us per key, ~0.3 us per
+# operation (each CPU does OPS, in parallel), ~3 ms fixed; times SLOWDOWN
+cost_ms() { # NCPUS KEYS
+	echo $(((($2 * 400 + OPS * 300) / 1000000 + 3) * NIDX * REPEAT * SLOWDOWN))
+}
+
+# the index list to write
+if [ "$INDEXES" = auto ]; then
+	IDX_W=
+	if [ -r "$D/available" ]; then
+		IDX_W=$(awk '/^[ \t]*(#|$)/ { next }
+			{ n = $1; sub(/:$/, "", n); printf "%s%s", sep, n; sep = "," }' \
+			"$D/available" 2>/dev/null)
+	fi
+else
+	IDX_W=$INDEXES
+fi
+if [ -n "$IDX_W" ] && [ "$IDX_W" != all ]; then
+	NIDX=$(echo "$IDX_W" | tr ',' '\n' | grep -c .)
+else
+	NIDX=4 # idr, skiplist, rbskip, null
+fi
+
+PLAN=$(plan)
+NCFG=$(echo "$PLAN" | grep -c .)
+TOTAL_MS=0
+for k in $(echo "$PLAN" | awk '{ print $2 ":" $3 }'); do
+	TOTAL_MS=$((TOTAL_MS + $(cost_ms "${k%%:*}" "${k##*:}")))
+done
+STORMS=$((NCFG * NIDX * REPEAT))
+EST_S=$(((TOTAL_MS + 999) / 1000))
+
+summary() {
+	say "sweep: $NCFG configurations x $NIDX indexes x $REPEAT repeats = $STORMS storms, estimated ${EST_S}s (slowdown x$SLOWDOWN)"
+	say "  keys sweep: keys $(commas "$KEYS_L"), $NONLINE CPUs, mode $FIRST_MODE; CPU sweep: CPUs $(commas "$CPUS_L"), modes $(commas "$MODES_L"), keys $SWEEP_K"
+	say "  workloads $WORKLOADS; ops $OPS per CPU; seed $SEED; indexes ${IDX_W:-$INDEXES}"
+}
+
+# the resolved sweep, key=value (bench.sh copies it into meta)
+sweep_conf() {
+	echo "full=$FULL"
+	echo "indexes=${IDX_W:-$INDEXES}"
+	echo "workloads=$WORKLOADS"
+	echo "modes=$(commas "$MODES_L")"
+	echo "cpus=$(commas "$CPUS_L")"
+	echo "keys=$(commas "$KEYS_L")"
+	echo "cpu_sweep_keys=$SWEEP_K"
+	echo "keys_sweep_cpus=$NONLINE"
+	echo "ops=$OPS"
+	echo "repeat=$REPEAT"
+	echo "seed=$SEED"
+	echo "set=${PIDX_SET# }"
+	echo "configs=$NCFG"
+	echo "nindexes=$NIDX"
+	echo "storms=$STORMS"
+	echo "estimate_s=$EST_S"
+	echo "slowdown=$SLOWDOWN"
+}
+
+if [ "$DRY" = 1 ]; then
+	summary
+	sweep_conf
+	echo "$PLAN" | sed 's/^/plan=/'
+	exit 0
+fi
+
+# --------------------------------------------------------------- setup
+
+[ -n "$OUT" ] || die "no output directory: set OUT or give --out" 2
+mkdir -p "$OUT" || die "cannot create $OUT"
+
+# what the results will be read against
+{
+	echo "kernel=$(uname -r)"
+	echo "vcpus=$NONLINE"
+	echo "online=$(cpulist_of "$NONLINE")"
+	echo "mem_mb=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)"
+	echo "cpu_model=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+	[ -n "${PIDX_ACCEL:-}" ] && echo "accel=$PIDX_ACCEL"
+	if dmesg 2>/dev/null | grep -q 'Hypervisor detected: KVM'; then
+		echo "hypervisor=KVM"
+	elif grep -qw hypervisor /proc/cpuinfo; then
+		echo "hypervisor=none-detected (QEMU TCG?)"
+	else
+		echo "hypervisor=none"
+	fi
+} >"$OUT/guest-info" 2>/dev/null || err "cannot write $OUT/guest-info"
+
+if [ ! -d "$D" ]; then
+	dbg=${D%/pidx}
+	if ! grep -q " $dbg debugfs " /proc/mounts 2>/dev/null; then
+		mount -t debugfs debugfs "$dbg" 2>/dev/null || say "warning: cannot mount debugfs on $dbg"
+	fi
+fi
+if [ ! -d "$D" ] && [ ! -d /sys/module/pidx ]; then
+	[ -r "$PIDX_KO" ] || die "pidx is not loaded and $PIDX_KO is missing (set PIDX_KO or --ko)"
+	say "insmod $PIDX_KO"
+	insmod "$PIDX_KO" || die "insmod $PIDX_KO failed"
+fi
+[ -d "$D" ] || die "$D missing after loading pidx (debugfs mounted?)"
+
+# the index list again now that `available` is readable
+if [ "$INDEXES" = auto ] && [ -z "$IDX_W" ]; then
+	IDX_W=$(awk '/^[ \t]*(#|$)/ { next }
+		{ n = $1; sub(/:$/, "", n); printf "%s%s", sep, n; sep = "," }' \
+		"$D/available" 2>/dev/null)
+	if [ -z "$IDX_W" ]; then
+		say "warning: cannot read $D/available; using indexes=all (no null baseline)"
+		IDX_W=all
+	fi
+fi
+
+summary
+sweep_conf >"$OUT/sweep.conf" 2>/dev/null || err "cannot write $OUT/sweep.conf"
+T0=$(date +%s)
+
+wr testcase reset
+wr indexes "$IDX_W"
+wr repeat "$REPEAT"
+wr seed "$SEED"
+for s in $PIDX_SET; do
+	case $s in
+	*=*) wr "${s%%=*}" "${s#*=}" ;;
+	*) err "--set '$s' is not NAME=VALUE" ;;
+	esac
+done
+
+# ---------------------------------------------------------------- sweep
+
+done_n=0
+done_ms=0
+failed_cfgs=
+echo "$PLAN" >"$OUT/plan.txt" 2>/dev/null || true
+# read from a file descriptor so that nothing in the loop eats the plan
+exec 3<<EOF
+$PLAN
+EOF
+while read -r mode n keys w <&3; do
+	[ -n "$mode" ] || continue
+	case $w in
+	mixed:*) workload=mixed; mix=${w#mixed:} ;;
+	*) workload=$w; mix= ;;
+	esac
+	[ "$workload" = mixed ] && [ -z "$mix" ] && mix=90/5/5
+	cpus=$(cpulist_of "$n")
+
+	pm=32768
+	need=$((2 * keys + OPS * n))
+	while [ "$pm" -lt "$need" ] && [ "$pm" -lt 4194304 ]; do
+		pm=$((pm * 2))
+	done
+	[ "$pm" -gt 4194304 ] && pm=4194304
+
+	# the module refuses a delete storm with fewer keys than cpus x ops
+	# and an insert storm whose PIDs cannot fit: fewer ops for those
+	ops=$OPS
+	case $workload in
+	delete) lim=$((keys / n)) ;;
+	insert) lim=$(((pm - 1 - keys) / n)) ;;
+	*) lim=$OPS ;;
+	esac
+	if [ "$lim" -lt "$ops" ]; then
+		ops=$lim
+		say "note: $w with $keys keys on $n CPUs: $ops ops per CPU, not $OPS"
+	fi
+
+	ok=1
+	if [ "$ops" -lt 1 ]; then
+		err "$w with $keys keys on $n CPUs: no room for a single operation"
+		ok=0
+	else
+		wr ops "$ops" || ok=0
+	fi
+	wr workload "$workload" || ok=0
+	if [ -n "$mix" ]; then
+		wr mix "$mix" || ok=0
+	fi
+	wr mode "$mode" || ok=0
+	wr cpus "$cpus" || ok=0
+	# keys must fit the PID space at every step: grow the space first,
+	# shrink it last
+	cur=$(tr -cd '0-9' 2>/dev/null <"$D/pid_max")
+	if is_uint "$cur" && [ "$pm" -lt "$cur" ]; then
+		wr keys "$keys" || ok=0
+		wr pid_max "$pm" || ok=0
+	else
+		wr pid_max "$pm" || ok=0
+		wr keys "$keys" || ok=0
+	fi
+	if [ "$ok" = 1 ]; then
+		if ! printf 'run\n' 2>/dev/null >"$D/testcase"; then
+			err "writing 'run' to $D/testcase failed: workload=$w mode=$mode cpus=$cpus keys=$keys pid_max=$pm ($(head -n 3 "$D/testcase" 2>/dev/null | tr '\n' ' '))"
+			ok=0
+		fi
+		# should `run` ever return before the storms end, wait for them
+		while grep -q '^state: running' "$D/testcase" 2>/dev/null; do
+			sleep 1
+		done
+	else
+		err "skipped the run of workload=$w mode=$mode cpus=$n keys=$keys: a setting was refused"
+	fi
+	[ "$ok" = 1 ] || failed_cfgs="$failed_cfgs $w,$mode,cpus=$n,keys=$keys;"
+
+	done_n=$((done_n + 1))
+	done_ms=$((done_ms + $(cost_ms "$n" "$keys")))
+	now=$(date +%s)
+	el=$((now - T0))
+	left_ms=$((TOTAL_MS - done_ms))
+	if [ "$done_ms" -gt 0 ]; then
+		eta=$((el * left_ms / done_ms))
+	else
+		eta=$(((left_ms + 999) / 1000))
+	fi
+	echo "[$done_n/$NCFG] elapsed ${el}s, ETA ${eta}s: index=$IDX_W workload=$w cpus=$n keys=$keys mode=$mode" >&2
+done
+exec 3<&-
+
+# -------------------------------------------------------------- results
+
+if cat "$D/results.csv" >"$OUT/results.csv"; then
+	rows=$(($(grep -c . "$OUT/results.csv") - 1))
+	say "wrote $OUT/results.csv ($rows rows)"
+	bad=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "verified") c = i; next }
+		c && $c == "FAILED" { n++ } END { print n + 0 }' "$OUT/results.csv")
+	[ "$bad" -gt 0 ] && say "warning: $bad row(s) have verified=FAILED"
+else
+	err "cannot copy $D/results.csv to $OUT/results.csv"
+fi
+for f in available memory test_result; do
+	cat "$D/$f" >"$OUT/$f.txt" 2>/dev/null || rm -f "$OUT/$f.txt"
+done
+say "done in $(($(date +%s) - T0))s; $errors error(s)${failed_cfgs:+; failed:$failed_cfgs}"
+[ "$errors" -eq 0 ]

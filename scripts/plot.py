@@ -1,0 +1,902 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Plot a pidx results directory (results.csv + meta), or compare two.
+
+usage: plot.py [--out DIR] [--compare] RESULTS_DIR [RESULTS_DIR2]
+
+Draws, as PNG and SVG, into --out (default RESULTS_DIR/plots):
+  nsop_vs_keys        ns/op against keys, one panel per workload
+  throughput_vs_cpus  aggregate Mops/s against storming CPUs
+  latency             p50 and p99 of sampled single operations
+  memory              bytes per key each index held
+With --compare the files are named compare_*.  Medians and min-max spread
+are computed here from the individual repeats; rows with verified=FAILED
+are left out (with a warning).  The `null` index is drawn as a grey dashed
+"engine cost" reference, never as an index.
+
+Runs with Debian's python3-matplotlib: use /usr/bin/python3.
+"""
+
+import argparse
+import csv
+import math
+import os
+import statistics
+import sys
+
+PROG = "plot.py"
+
+# Columns this script reads; a header without any of them is an error.
+REQUIRED = ["index", "workload", "mode", "mix", "ncpus", "keys", "repeat",
+            "ns_per_op", "mops", "p50_ns", "p99_ns", "bytes_per_key",
+            "verified"]
+# Every numeric column of the README table: checked when present.  "n/a"
+# (the README's own word for "not applicable") reads as a missing value.
+NUMERIC = ["run", "ncpus", "keys", "ops", "pid_max", "seed", "repeat",
+           "total_ops", "fails", "errors", "elapsed_ns", "ns_per_op", "mops",
+           "cpu_nsop_min", "cpu_nsop_max", "p50_ns", "p90_ns", "p99_ns",
+           "max_ns", "clock_ns", "mem_bytes", "bytes_per_key"]
+MISSING_WORDS = ("n/a", "na", "-")
+
+NULL = "null"
+INDEX_COLORS = {"idr": "#1f77b4", "skiplist": "#ff7f0e", "rbskip": "#2ca02c"}
+SPARE_COLORS = ["#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+                "#bcbd22"]
+INDEX_MARKERS = {"idr": "o", "skiplist": "s", "rbskip": "^"}
+SPARE_MARKERS = ["D", "v", "P", "X", "<", ">"]
+MODE_MARKERS = {"ipi": "o", "kthread": "^"}
+NULL_COLOR = "#7f7f7f"
+WORKLOAD_ORDER = ["lookup", "insert", "delete", "mixed", "fork", "iterate"]
+TCG_NOTE = ("QEMU TCG emulation: absolute times are not hardware times; "
+            "compare indexes within one boot")
+KVM_NOTE = ("QEMU/KVM guest: absolute times include virtualisation; "
+            "compare indexes within one boot")
+
+
+class PlotError(Exception):
+    pass
+
+
+def warn(msg):
+    print(f"{PROG}: warning: {msg}", file=sys.stderr)
+
+
+def info(msg):
+    print(f"{PROG}: {msg}")
+
+
+class ArgParser(argparse.ArgumentParser):
+    def error(self, message):
+        # one line, no usage dump
+        print(f"{PROG}: error: {message} (see --help)", file=sys.stderr)
+        sys.exit(1)
+
+
+# ---------------------------------------------------------------- reading
+
+def parse_number(text):
+    """float(text) for finite numbers, None for n/a, ValueError otherwise."""
+    t = text.strip()
+    if t.lower() in MISSING_WORDS:
+        return None
+    v = float(t)            # ValueError on junk
+    if not math.isfinite(v):
+        raise ValueError(t)
+    return v
+
+
+def read_meta(path):
+    meta = {}
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                line = line.strip()
+                if not line or line.startswith("#") or "=" not in line:
+                    continue
+                k, v = line.split("=", 1)
+                meta[k.strip()] = v.strip()
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise PlotError(f"{path}: {e.strerror}")
+    return meta
+
+
+class Run:
+    """One results directory."""
+
+    def __init__(self, directory):
+        self.dir = directory
+        self.name = os.path.basename(os.path.abspath(directory)) or directory
+        if not os.path.isdir(directory):
+            raise PlotError(f"{directory}: no such results directory")
+        csv_path = os.path.join(directory, "results.csv")
+        if not os.path.isfile(csv_path):
+            raise PlotError(f"{csv_path}: missing")
+        self.rows, self.failed = self._read_csv(csv_path)
+        meta = read_meta(os.path.join(directory, "meta"))
+        self.meta_missing = meta is None
+        self.meta = meta or {}
+
+    @staticmethod
+    def _read_csv(path):
+        try:
+            with open(path, newline="", encoding="utf-8",
+                      errors="replace") as f:
+                reader = csv.reader(f)
+                header = next(reader, None)
+                if header is None or not any(h.strip() for h in header):
+                    raise PlotError(f"{path}: empty file (no header line)")
+                header = [h.strip() for h in header]
+                missing = [c for c in REQUIRED if c not in header]
+                if missing:
+                    raise PlotError(f"{path}: header lacks required "
+                                    f"column(s): {', '.join(missing)}")
+                numeric = [c for c in NUMERIC if c in header]
+                rows, failed = [], 0
+                for cells in reader:
+                    line = reader.line_num
+                    if not cells or not any(c.strip() for c in cells):
+                        continue
+                    if len(cells) > len(header) and header[-1] == "extra":
+                        # `extra` is free text: keep any commas in it
+                        cells = cells[:len(header) - 1] + [
+                            ",".join(cells[len(header) - 1:])]
+                    if len(cells) != len(header):
+                        raise PlotError(f"{path} line {line}: {len(cells)} "
+                                        f"fields, header has {len(header)}")
+                    row = {h: c.strip() for h, c in zip(header, cells)}
+                    for c in numeric:
+                        try:
+                            row[c] = parse_number(row[c])
+                        except ValueError:
+                            raise PlotError(
+                                f"{path} line {line}: column '{c}' is not "
+                                f"a number: '{row[c]}'") from None
+                    if row["verified"].upper() == "FAILED":
+                        failed += 1
+                        continue
+                    for c in ("ncpus", "keys"):
+                        if row[c] is None:
+                            raise PlotError(f"{path} line {line}: column "
+                                            f"'{c}' is empty")
+                        row[c] = int(row[c])
+                    row["wl"] = workload_label(row)
+                    rows.append(row)
+        except OSError as e:
+            raise PlotError(f"{path}: {e.strerror}")
+        except csv.Error as e:
+            raise PlotError(f"{path}: malformed CSV: {e}")
+        if not rows and not failed:
+            raise PlotError(f"{path}: no data rows")
+        if not rows:
+            raise PlotError(f"{path}: all {failed} data rows have "
+                            f"verified=FAILED, nothing to plot")
+        return rows, failed
+
+    # -- description for titles and legends
+    def env_text(self):
+        m = self.meta
+        env = m.get("env", "?")
+        ncpu = m.get("vcpus", "?")
+        if env == "vm":
+            accel = m.get("accel", "tcg")
+            s = f"VM (QEMU {accel.upper()}), {ncpu} vCPUs"
+            if m.get("mem_mb"):
+                s += f", {m['mem_mb']} MB"
+        elif env == "native":
+            s = f"native, {ncpu} CPUs"
+        else:
+            s = f"env {env}"
+        return s
+
+    def describe(self):
+        m = self.meta
+        if self.meta_missing:
+            return f"{self.name} (no meta)"
+        s = f"kernel {m.get('kernel', '?')}, {self.env_text()}"
+        cpu = m.get("cpu_model")
+        if cpu:
+            s += f", {cpu}"
+        if m.get("fixture"):
+            s += " [synthetic fixture]"
+        return s
+
+    def short_tag(self):
+        m = self.meta
+        if self.meta_missing:
+            return self.name
+        env = m.get("env", "?")
+        if env == "vm":
+            env = f"vm/{m.get('accel', 'tcg')}"
+        return f"{m.get('kernel', '?')} {env}"
+
+    def note(self):
+        m = self.meta
+        accel = m.get("accel", "").lower()
+        env = m.get("env", "").lower()
+        if accel == "tcg" or (env == "vm" and accel not in ("kvm",)):
+            return TCG_NOTE
+        if env == "vm":
+            return KVM_NOTE
+        return None
+
+
+def workload_label(row):
+    if row["workload"] == "mixed" and row["mix"]:
+        return f"mixed {row['mix']}"
+    return row["workload"]
+
+
+# ------------------------------------------------------------ statistics
+
+def summary(values):
+    """(median, min, max, n) of the values that are not None, or None."""
+    vals = [v for v in values if v is not None]
+    if not vals:
+        return None
+    return statistics.median(vals), min(vals), max(vals), len(vals)
+
+
+def group(rows, keyfn, col):
+    out = {}
+    for r in rows:
+        out.setdefault(keyfn(r), []).append(r[col])
+    return {k: summary(v) for k, v in out.items() if summary(v) is not None}
+
+
+def workload_sort_key(wl):
+    base = wl.split()[0]
+    pos = WORKLOAD_ORDER.index(base) if base in WORKLOAD_ORDER else 99
+    # mixed 90/5/5 before mixed 50/25/25: more lookups first
+    tail = wl[len(base):]
+    try:
+        lookup_pct = -int(tail.strip().split("/")[0])
+    except ValueError:
+        lookup_pct = 0
+    return (pos, lookup_pct, wl)
+
+
+def ordered_indexes(runs):
+    names = []
+    for run in runs:
+        for r in run.rows:
+            if r["index"] != NULL and r["index"] not in names:
+                names.append(r["index"])
+    known = [n for n in INDEX_COLORS if n in names]
+    return known + sorted(n for n in names if n not in INDEX_COLORS)
+
+
+def fmt_keys(k):
+    k = int(k)
+    if k >= 1 << 20 and k % (1 << 20) == 0:
+        return f"{k >> 20}M"
+    if k >= 1 << 10 and k % (1 << 10) == 0:
+        return f"{k >> 10}K"
+    return str(k)
+
+
+def preferred_mode(rows):
+    modes = {}
+    for r in rows:
+        modes[r["mode"]] = modes.get(r["mode"], 0) + 1
+    if "ipi" in modes:
+        return "ipi"
+    return max(modes, key=modes.get) if modes else None
+
+
+def pick_most_distinct(rows, fixed_col, vary_col, prefer):
+    """The value of fixed_col seen with the most distinct vary_col values;
+    ties go to prefer(value) (largest wins)."""
+    seen = {}
+    for r in rows:
+        seen.setdefault(r[fixed_col], set()).add(r[vary_col])
+    if not seen:
+        return None
+    return max(seen, key=lambda v: (len(seen[v]), prefer(v)))
+
+
+def keys_pref(k):
+    # tie-break for the keys size of the CPU sweep: nearest to 32K
+    return -abs(math.log2(max(k, 1)) - 15)
+
+
+# --------------------------------------------------------------- drawing
+
+class Styler:
+    def __init__(self, runs):
+        self.runs = runs
+        self.compare = len(runs) > 1
+        self.colors, self.markers = {}, {}
+        for i, name in enumerate(ordered_indexes(runs)):
+            j = i - len([n for n in INDEX_COLORS if n in self.colors])
+            self.colors[name] = INDEX_COLORS.get(
+                name, SPARE_COLORS[max(j, 0) % len(SPARE_COLORS)])
+            self.markers[name] = INDEX_MARKERS.get(
+                name, SPARE_MARKERS[max(j, 0) % len(SPARE_MARKERS)])
+
+    def line(self, index, run_i, mode_marker=None):
+        """kwargs for plot()/errorbar() of one curve."""
+        if index == NULL:
+            return dict(color=NULL_COLOR, linestyle="--" if run_i == 0
+                        else ":", linewidth=1.6, marker=mode_marker or "",
+                        markersize=5, alpha=0.9)
+        kw = dict(color=self.colors[index], linewidth=2.0,
+                  marker=mode_marker or self.markers[index], markersize=6,
+                  linestyle="-" if run_i == 0 else "--")
+        if run_i:
+            kw["markerfacecolor"] = "white"
+        return kw
+
+    def run_tags(self):
+        a, b = self.runs
+        ta, tb = a.short_tag(), b.short_tag()
+        if ta == tb:
+            ta, tb = a.name, b.name
+        if ta == tb:
+            ta, tb = a.dir, b.dir
+
+        def short(t):
+            return t if len(t) <= 40 else "..." + t[-37:]
+        return [f"A: {short(ta)}", f"B: {short(tb)}"]
+
+    def legend_handles(self, indexes, with_null, modes=None):
+        from matplotlib.lines import Line2D
+        h = []
+        for name in indexes:
+            h.append(Line2D([], [], label=name, **self.line(
+                name, 0, "o" if modes else None)))
+        if with_null:
+            for i in range(len(self.runs) if self.compare else 1):
+                lab = "null: engine cost"
+                if self.compare:
+                    lab += f" ({'AB'[i]})"
+                h.append(Line2D([], [], label=lab, **self.line(NULL, i)))
+        if modes:
+            for i, m in enumerate(modes):
+                h.append(Line2D([], [], color="black", linewidth=1.5,
+                                linestyle="-" if i == 0 else "-.",
+                                marker=MODE_MARKERS.get(m, "x"),
+                                markersize=7, label=f"mode {m}"))
+        if self.compare:
+            for i, tag in enumerate(self.run_tags()):
+                h.append(Line2D([], [], color="black", linewidth=2.0,
+                                linestyle="-" if i == 0 else "--",
+                                label=tag))
+        return h
+
+
+def new_figure(npanels, panel_w=5.4, panel_h=3.9, ncols=None):
+    import matplotlib.pyplot as plt
+    if ncols is None:
+        ncols = min(npanels, 3 if npanels > 4 else 2) if npanels > 1 else 1
+    nrows = (npanels + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, squeeze=False,
+                             figsize=(panel_w * ncols, panel_h * nrows))
+    flat = [ax for row in axes for ax in row]
+    for ax in flat[npanels:]:
+        ax.set_visible(False)
+    return fig, flat[:npanels]
+
+
+def finish_figure(fig, runs, title, subtitle, handles, out_base, written):
+    """Title, legend and notes in margins added to the figure, then PNG and
+    SVG.  The panels keep the size they were created with."""
+    import textwrap
+    import matplotlib.pyplot as plt
+    w, h = fig.get_size_inches()
+    wrap = max(60, int(w * 12.5))
+    head = [r.describe() if len(runs) == 1 else
+            f"{'AB'[i]}: {r.describe()}" for i, r in enumerate(runs)]
+    if subtitle:
+        head.append(subtitle)
+    head = [line for text in head for line in textwrap.wrap(text, wrap)]
+    top_in = 0.62 + 0.24 * len(head)
+    notes = []
+    for r in runs:
+        n = r.note()
+        if n and n not in notes:
+            notes.append(n)
+    # columns as wide as the widest entry must fit the figure's width
+    widest = max((0.75 + 0.085 * len(h.get_label()) for h in handles),
+                 default=1.0)
+    ncol = max(1, min(len(handles), int(w * 0.96 // widest)))
+    legend_rows = (len(handles) + ncol - 1) // ncol
+    note_in = 0.36 * len(notes)
+    bottom_in = 0.2 + 0.27 * legend_rows + note_in + 0.1
+    H = h + top_in + bottom_in
+    fig.set_size_inches(w, H)
+    fig.tight_layout(rect=[0, bottom_in / H, 1, 1 - top_in / H],
+                     h_pad=1.8, w_pad=1.5)
+    fig.text(0.5, 1 - 0.12 / H, title, ha="center", va="top",
+             fontsize=14, fontweight="bold")
+    fig.text(0.5, 1 - 0.50 / H, "\n".join(head), ha="center", va="top",
+             fontsize=10.5, linespacing=1.45)
+    fig.legend(handles=row_major(handles, ncol), loc="lower center",
+               ncol=ncol,
+               bbox_to_anchor=(0.5, (0.05 + note_in) / H),
+               frameon=False, fontsize=10.5)
+    for i, n in enumerate(notes):
+        fig.text(0.5, (0.10 + 0.36 * i) / H, n, ha="center", va="bottom",
+                 fontsize=10.5, color="#a00000", fontweight="bold",
+                 bbox=dict(boxstyle="round,pad=0.3", facecolor="#fff3f3",
+                           edgecolor="#a00000"))
+    for ext in ("png", "svg"):
+        path = f"{out_base}.{ext}"
+        fig.savefig(path, dpi=110)
+        written.append(path)
+    plt.close(fig)
+
+
+def row_major(handles, ncol):
+    """matplotlib fills legend columns first: reorder (padding with blank
+    entries) so that the legend reads left to right, row by row."""
+    from matplotlib.lines import Line2D
+    rows = (len(handles) + ncol - 1) // ncol
+    if rows <= 1:
+        return handles
+    padded = handles + [Line2D([], [], linestyle="none", label="")
+                        for _ in range(rows * ncol - len(handles))]
+    return [padded[r * ncol + c] for c in range(ncol) for r in range(rows)]
+
+
+def log_axis(ax, axis="y"):
+    """Log scale with plain-number ticks at 1, 2, 5 x 10^n."""
+    from matplotlib import ticker
+
+    def fmt(v, _pos):
+        if v >= 1e6:
+            return f"{v / 1e6:g}M"
+        if v >= 1e4:
+            return f"{v / 1e3:g}k"
+        return f"{v:g}"
+    a = ax.yaxis if axis == "y" else ax.xaxis
+    (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
+    a.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    a.set_major_formatter(ticker.FuncFormatter(fmt))
+    a.set_minor_locator(ticker.LogLocator(base=10, subs="auto"))
+    a.set_minor_formatter(ticker.NullFormatter())
+
+
+def no_minor_x(ax):
+    from matplotlib import ticker
+    ax.xaxis.set_minor_locator(ticker.NullLocator())
+
+
+def errbar(ax, xs, stats, **kw):
+    med = [s[0] for s in stats]
+    lo = [s[0] - s[1] for s in stats]
+    hi = [s[2] - s[0] for s in stats]
+    ax.errorbar(xs, med, yerr=[lo, hi], capsize=3, elinewidth=1.1, **kw)
+
+
+def repeats_text(counts):
+    if not counts:
+        return ""
+    lo, hi = min(counts), max(counts)
+    n = str(lo) if lo == hi else f"{lo}-{hi}"
+    return f"median of {n} repeats, bars min-max"
+
+
+def workloads_of(runs):
+    wls = set()
+    for run in runs:
+        wls.update(r["wl"] for r in run.rows)
+    return sorted(wls, key=workload_sort_key)
+
+
+# ---- ns/op against keys
+
+def plot_nsop(runs, sty, out, written):
+    wls = workloads_of(runs)
+    # per run and workload: rows of the preferred mode at one CPU count
+    sel, counts, any_sweep, modes = {}, [], False, set()
+    for ri, run in enumerate(runs):
+        mode = preferred_mode(run.rows)
+        modes.add(mode)
+        for wl in wls:
+            rows = [r for r in run.rows if r["wl"] == wl and r["mode"] == mode
+                    and r["ns_per_op"] is not None]
+            ncpus = pick_most_distinct(rows, "ncpus", "keys", lambda v: v)
+            rows = [r for r in rows if r["ncpus"] == ncpus]
+            if len({r["keys"] for r in rows}) > 1:
+                any_sweep = True
+            sel[ri, wl] = (ncpus, rows)
+    if not any_sweep:
+        info("skipping nsop_vs_keys: only one keys size in the data")
+        return
+    fig, axes = new_figure(len(wls))
+    has_null, all_keys = False, set()
+    for ax, wl in zip(axes, wls):
+        cpu_txt = []
+        for ri, run in enumerate(runs):
+            ncpus, rows = sel[ri, wl]
+            if ncpus is None:
+                continue
+            cpu_txt.append(f"{ncpus} CPU{'s' if ncpus != 1 else ''}")
+            g = group(rows, lambda r: (r["index"], r["keys"]), "ns_per_op")
+            for name in ordered_indexes(runs) + [NULL]:
+                pts = sorted((k, s) for (i, k), s in g.items() if i == name)
+                if not pts:
+                    continue
+                has_null |= name == NULL
+                all_keys.update(k for k, _ in pts)
+                counts.extend(s[3] for _, s in pts)
+                errbar(ax, [k for k, _ in pts], [s for _, s in pts],
+                       **sty.line(name, ri))
+        if len(set(cpu_txt)) > 1:
+            cpu_txt = [f"{'AB'[i]} {t}" for i, t in enumerate(cpu_txt)]
+        ax.set_title(f"{wl} · {', '.join(dict.fromkeys(cpu_txt))}",
+                     fontsize=12)
+        ax.set_xscale("log")
+        log_axis(ax)
+        ax.set_xlabel("keys prefilled (log scale)")
+        ax.set_ylabel("mean ns per operation (log)")
+        ax.grid(True, which="major", alpha=0.35)
+        ax.grid(True, which="minor", alpha=0.12)
+    for ax in axes:
+        ax.set_xticks(sorted(all_keys))
+        ax.set_xticklabels([fmt_keys(k) for k in sorted(all_keys)])
+        no_minor_x(ax)
+        ax.set_xlim(min(all_keys) / 1.6, max(all_keys) * 1.6)
+    mode_txt = "/".join(sorted(m for m in modes if m))
+    finish_figure(fig, runs, "ns per operation vs keys",
+                  f"mode {mode_txt}, each panel at the CPU count named in "
+                  f"its title; {repeats_text(counts)}",
+                  sty.legend_handles(ordered_indexes(runs), has_null),
+                  os.path.join(out, f"{prefix(runs)}nsop_vs_keys"), written)
+
+
+# ---- throughput against CPUs
+
+def plot_throughput(runs, sty, out, written):
+    wls = workloads_of(runs)
+    sel, counts, any_sweep, modes = {}, [], False, []
+    for ri, run in enumerate(runs):
+        for wl in wls:
+            rows = [r for r in run.rows
+                    if r["wl"] == wl and r["mops"] is not None]
+            keys = pick_most_distinct(rows, "keys", "ncpus", keys_pref)
+            rows = [r for r in rows if r["keys"] == keys]
+            if len({r["ncpus"] for r in rows}) > 1:
+                any_sweep = True
+            for r in rows:
+                if r["mode"] not in modes:
+                    modes.append(r["mode"])
+            sel[ri, wl] = (keys, rows)
+    if not any_sweep:
+        info("skipping throughput_vs_cpus: only one CPU count in the data")
+        return
+    modes.sort(key=lambda m: (m != "ipi", m))
+    multi_mode = len(modes) > 1
+    fig, axes = new_figure(len(wls))
+    has_null, all_cpus, ranges = False, set(), []
+    for ax, wl in zip(axes, wls):
+        key_txt, ymin, ymax = [], math.inf, 0
+        for ri, run in enumerate(runs):
+            keys, rows = sel[ri, wl]
+            if keys is None:
+                continue
+            key_txt.append(f"{fmt_keys(keys)} keys")
+            g = group(rows, lambda r: (r["index"], r["mode"], r["ncpus"]),
+                      "mops")
+            for name in ordered_indexes(runs) + [NULL]:
+                for mode in modes:
+                    pts = sorted((c, s) for (i, m, c), s in g.items()
+                                 if i == name and m == mode)
+                    if not pts:
+                        continue
+                    has_null |= name == NULL
+                    all_cpus.update(c for c, _ in pts)
+                    counts.extend(s[3] for _, s in pts)
+                    ymin = min([ymin] + [s[1] for _, s in pts if s[1] > 0])
+                    ymax = max([ymax] + [s[2] for _, s in pts])
+                    mk = MODE_MARKERS.get(mode, "x") if multi_mode else None
+                    kw = sty.line(name, ri, mk)
+                    if multi_mode and name != NULL and mode != modes[0]:
+                        kw["linestyle"] = "-." if ri == 0 else ":"
+                    errbar(ax, [c for c, _ in pts], [s for _, s in pts],
+                           **kw)
+        if len(set(key_txt)) > 1:
+            key_txt = [f"{'AB'[i]} {t}" for i, t in enumerate(key_txt)]
+        ax.set_title(f"{wl} · {', '.join(dict.fromkeys(key_txt))}",
+                     fontsize=12)
+        ranges.append((ax, ymin, ymax))
+        ax.set_xlabel("CPUs storming")
+        ax.grid(True, alpha=0.35)
+    # one y scale for all panels: log when any panel spans more than 30x
+    use_log = any(hi > 0 and lo < math.inf and hi / lo > 30
+                  for _, lo, hi in ranges)
+    for ax, lo, hi in ranges:
+        if use_log:
+            log_axis(ax)
+            ax.set_ylabel("aggregate Mops/s (log)")
+        else:
+            ax.set_ylim(bottom=0, top=hi * 1.12 if hi > 0 else None)
+            ax.set_ylabel("aggregate Mops/s")
+    cpus = sorted(all_cpus)
+    for ax in axes:
+        if cpus and cpus[-1] / max(cpus[0], 1) >= 8:
+            ax.set_xscale("log", base=2)
+        ax.set_xticks(cpus)
+        ax.set_xticklabels([str(c) for c in cpus])
+        no_minor_x(ax)
+        ax.set_xlim(cpus[0] - 0.3 if cpus[0] > 0 and cpus[-1] / max(
+            cpus[0], 1) < 8 else cpus[0] / 1.3,
+            cpus[-1] + 0.3 if cpus[-1] / max(cpus[0], 1) < 8
+            else cpus[-1] * 1.3)
+    finish_figure(fig, runs, "aggregate throughput vs CPUs",
+                  "modes " + ", ".join(modes) + ", each panel at the keys "
+                  f"size named in its title; {repeats_text(counts)}",
+                  sty.legend_handles(ordered_indexes(runs), has_null,
+                                     modes if multi_mode else None),
+                  os.path.join(out, f"{prefix(runs)}throughput_vs_cpus"),
+                  written)
+
+
+# ---- latency bars
+
+def latency_selection(run, wl):
+    rows = [r for r in run.rows if r["wl"] == wl]
+    mode = preferred_mode(rows)
+    rows = [r for r in rows if r["mode"] == mode]
+    keys = pick_most_distinct(rows, "keys", "ncpus", keys_pref)
+    rows = [r for r in rows if r["keys"] == keys]
+    ncpus = max((r["ncpus"] for r in rows), default=None)
+    rows = [r for r in rows if r["ncpus"] == ncpus]
+    return (mode, keys, ncpus), rows
+
+
+def plot_latency(runs, sty, out, written):
+    import matplotlib.patches as mpatches
+    wls = workloads_of(runs)
+    names = ordered_indexes(runs)
+    nrun = len(runs)
+    sel = {(ri, wl): latency_selection(run, wl)
+           for ri, run in enumerate(runs) for wl in wls}
+    if not any(rows for _, rows in sel.values()):
+        info("skipping latency: no rows")
+        return
+    width = 0.8 / max(1, len(names) * nrun)
+    # the configuration each group shows: in the subtitle when it is the
+    # same everywhere, else under each group
+    cfg = {}
+    for (ri, wl), ((mode, keys, ncpus), rows) in sel.items():
+        if rows:
+            cfg[ri, wl] = (f"{fmt_keys(keys)} keys, {ncpus} "
+                           f"CPU{'s' if ncpus != 1 else ''}, {mode}")
+    per_run = [{c for (r, _), c in cfg.items() if r == ri}
+               for ri in range(nrun)]
+    common = all(len(c) <= 1 for c in per_run)
+    if common:
+        cfg_txt = "; ".join((f"{'AB'[ri]}: " if nrun > 1 else "")
+                            + next(iter(c)) for ri, c in enumerate(per_run)
+                            if c)
+        if nrun > 1 and len(set.union(*per_run)) == 1:
+            cfg_txt = next(iter(per_run[0] or per_run[1]))
+    tick_labels = []
+    for wl in wls:
+        if common:
+            tick_labels.append(wl)
+            continue
+        c = [cfg.get((ri, wl)) for ri in range(nrun)]
+        if nrun > 1 and len(set(c)) > 1:
+            c = [f"{'AB'[ri]}: {t}" for ri, t in enumerate(c) if t]
+        tick_labels.append("\n".join([wl] + list(dict.fromkeys(
+            t.replace(" keys,", ",") for t in c if t))))
+    fig, axes = new_figure(2, panel_w=min(16.0, max(
+        10.5, 0.3 * len(wls) * (len(names) * nrun + 1.5) + 2)),
+        panel_h=3.6 if nrun == 1 else 4.2, ncols=1)
+    counts, has_null = [], False
+    for ax, col, lab in zip(axes, ("p50_ns", "p99_ns"), ("p50", "p99")):
+        for wi, wl in enumerate(wls):
+            for ri in range(nrun):
+                _, rows = sel[ri, wl]
+                g = group(rows, lambda r: r["index"], col)
+                for ni, name in enumerate(names):
+                    s = g.get(name)
+                    if s is None or s[0] <= 0:
+                        continue
+                    counts.append(s[3])
+                    x = wi - 0.4 + width * (ni * nrun + ri + 0.5)
+                    ax.bar(x, s[0], width * 0.92, color=sty.colors[name],
+                           alpha=1.0 if ri == 0 else 0.55,
+                           hatch=None if ri == 0 else "//",
+                           edgecolor="black" if ri else sty.colors[name],
+                           linewidth=0.6,
+                           linestyle="-" if ri == 0 else "--")
+                    ax.errorbar(x, s[0], yerr=[[s[0] - s[1]], [s[2] - s[0]]],
+                                color="black", capsize=2.5, elinewidth=1,
+                                linestyle="none")
+                s = g.get(NULL)
+                if s is not None and s[0] > 0:
+                    has_null = True
+                    ax.hlines(s[0], wi - 0.45, wi + 0.45,
+                              **{k: v for k, v in sty.line(NULL, ri).items()
+                                 if k in ("color", "linestyle", "linewidth")})
+        log_axis(ax)
+        ax.set_axisbelow(True)
+        ax.set_ylabel(f"{lab} latency, ns (log)")
+        ax.set_title(f"{lab} of sampled single operations "
+                     f"(clock cost included)", fontsize=12)
+        ax.set_xticks(range(len(wls)))
+        ax.set_xlim(-0.6, len(wls) - 0.4)
+        ax.grid(True, axis="y", which="major", alpha=0.35)
+        ax.set_xticklabels(tick_labels, fontsize=10 if common else 9.5)
+        ax.set_xlabel("workload" if common else
+                      "workload (and the configuration shown)")
+    handles = [mpatches.Patch(color=sty.colors[n], label=n) for n in names]
+    hl = sty.legend_handles([], has_null)
+    if nrun > 1:
+        handles = handles + [h for h in hl if h.get_label().startswith(
+            "null")] + [mpatches.Patch(facecolor="#bbbbbb", edgecolor="black",
+                                       label=t + (" (solid)" if i == 0
+                                                  else " (hatched)"),
+                                       hatch=None if i == 0 else "//")
+                        for i, t in enumerate(sty.run_tags())]
+    else:
+        handles += hl
+    finish_figure(fig, runs, "latency of single operations",
+                  (f"{cfg_txt}; " if common else "")
+                  + "bars: median of the per-storm percentiles over "
+                  + repeats_text(counts).replace("median of ", "")
+                  .replace("bars", "whiskers"),
+                  handles, os.path.join(out, f"{prefix(runs)}latency"),
+                  written)
+
+
+# ---- memory
+
+def memory_rows(run):
+    rows = [r for r in run.rows if r["index"] != NULL
+            and r["bytes_per_key"] is not None and r["bytes_per_key"] > 0]
+    wls = {}
+    for r in rows:
+        wls.setdefault(r["wl"], set()).add(r["keys"])
+    if not wls:
+        return None, []
+    wl = "lookup" if "lookup" in wls else max(
+        wls, key=lambda w: (len(wls[w]), -workload_sort_key(w)[0]))
+    return wl, [r for r in rows if r["wl"] == wl]
+
+
+def plot_memory(runs, sty, out, written):
+    sel = [memory_rows(run) for run in runs]
+    if not any(rows for _, rows in sel):
+        info("skipping memory: no bytes_per_key values")
+        return
+    names = ordered_indexes(runs)
+    all_keys = sorted({r["keys"] for _, rows in sel for r in rows})
+    fig, (ax,) = new_figure(1, panel_w=8.5, panel_h=5.0)
+    counts = []
+    if len(all_keys) > 1:
+        for ri, (wl, rows) in enumerate(sel):
+            g = group(rows, lambda r: (r["index"], r["keys"]),
+                      "bytes_per_key")
+            for name in names:
+                pts = sorted((k, s) for (i, k), s in g.items() if i == name)
+                if pts:
+                    counts.extend(s[3] for _, s in pts)
+                    errbar(ax, [k for k, _ in pts], [s for _, s in pts],
+                           **sty.line(name, ri))
+        ax.set_xscale("log")
+        ax.set_xticks(all_keys)
+        ax.set_xticklabels([fmt_keys(k) for k in all_keys])
+        no_minor_x(ax)
+        ax.set_xlim(all_keys[0] / 1.6, all_keys[-1] * 1.6)
+        ax.set_xlabel("keys prefilled (log scale)")
+        ax.set_ylim(bottom=0)
+        handles = sty.legend_handles(names, False)
+    else:
+        import matplotlib.patches as mpatches
+        nrun = len(runs)
+        for ri, (wl, rows) in enumerate(sel):
+            g = group(rows, lambda r: r["index"], "bytes_per_key")
+            for ni, name in enumerate(names):
+                s = g.get(name)
+                if s is None:
+                    continue
+                counts.append(s[3])
+                x = ni + (ri - (nrun - 1) / 2) * 0.8 / nrun
+                ax.bar(x, s[0], 0.75 / nrun, color=sty.colors[name],
+                       alpha=1.0 if ri == 0 else 0.55,
+                       hatch=None if ri == 0 else "//", edgecolor="black"
+                       if ri else sty.colors[name])
+                ax.errorbar(x, s[0], yerr=[[s[0] - s[1]], [s[2] - s[0]]],
+                            color="black", capsize=3, linestyle="none")
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels(names)
+        ax.set_xlabel(f"index ({fmt_keys(all_keys[0])} keys)")
+        handles = [mpatches.Patch(color=sty.colors[n], label=n)
+                   for n in names]
+        if nrun > 1:
+            handles += [mpatches.Patch(facecolor="#bbbbbb",
+                                       edgecolor="black", label=t,
+                                       hatch=None if i == 0 else "//")
+                        for i, t in enumerate(sty.run_tags())]
+    ax.set_ylabel("bytes per key held (B)")
+    ax.set_axisbelow(True)
+    ax.grid(True, alpha=0.35)
+    wl_txt = ", ".join(dict.fromkeys(w for w, _ in sel if w))
+    ax.set_title(f"after {wl_txt} storms, all CPU counts and modes pooled",
+                 fontsize=11)
+    finish_figure(fig, runs, "index memory per key",
+                  repeats_text(counts).replace("repeats", "storms"),
+                  handles, os.path.join(out, f"{prefix(runs)}memory"),
+                  written)
+
+
+def prefix(runs):
+    return "compare_" if len(runs) > 1 else ""
+
+
+# ------------------------------------------------------------------ main
+
+def main(argv):
+    ap = ArgParser(prog=PROG, description=__doc__.split("\n\n")[0],
+                   formatter_class=argparse.RawDescriptionHelpFormatter,
+                   epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+    ap.add_argument("--out", metavar="DIR",
+                    help="output directory (default RESULTS_DIR/plots)")
+    ap.add_argument("--compare", action="store_true",
+                    help="overlay RESULTS_DIR2 (dashed) on RESULTS_DIR")
+    ap.add_argument("dirs", nargs="+", metavar="RESULTS_DIR")
+    args = ap.parse_args(argv)
+    if len(args.dirs) > 2:
+        ap.error("at most two results directories")
+    if args.compare and len(args.dirs) != 2:
+        ap.error("--compare needs two results directories")
+    if len(args.dirs) == 2 and not args.compare:
+        ap.error("two results directories need --compare")
+
+    try:
+        runs = [Run(d) for d in args.dirs]
+        out = args.out or os.path.join(args.dirs[0], "plots")
+        try:
+            os.makedirs(out, exist_ok=True)
+        except OSError as e:
+            raise PlotError(f"{out}: cannot create: {e.strerror}")
+    except PlotError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 1
+
+    for run in runs:
+        if run.meta_missing:
+            warn(f"{run.dir}/meta: missing; titles name the directory only")
+        if run.failed:
+            warn(f"{run.dir}: left out {run.failed} row(s) with "
+                 f"verified=FAILED")
+        bad = sum(1 for r in run.rows if (r.get("errors") or 0) > 0)
+        if bad:
+            warn(f"{run.dir}: {bad} row(s) report correctness errors "
+                 f"(errors > 0); they are plotted")
+
+    import matplotlib
+    matplotlib.use("Agg")
+    matplotlib.rcParams.update({
+        "font.size": 11, "axes.titlesize": 12, "axes.labelsize": 11,
+        "xtick.labelsize": 10, "ytick.labelsize": 10, "legend.fontsize": 10.5,
+        "svg.fonttype": "none", "figure.dpi": 110,
+    })
+    sty = Styler(runs)
+    written = []
+    plot_nsop(runs, sty, out, written)
+    plot_throughput(runs, sty, out, written)
+    plot_latency(runs, sty, out, written)
+    plot_memory(runs, sty, out, written)
+    for p in written:
+        print(p)
+    if not written:
+        warn("no figure drawn")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except BrokenPipeError:
+        # stdout closed early (| head): not an error of the plots
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(0)
