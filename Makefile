@@ -6,23 +6,25 @@
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 
-.PHONY: all module clean install help check check-debug bench headers-present
+.PHONY: all module clean install help check check-debug bench
+
+# Without headers, one line that says what to do, instead of Kbuild's errors.
+ifneq ($(filter all module install,$(or $(MAKECMDGOALS),all)),)
+ifeq ($(wildcard $(KDIR)/Makefile),)
+$(error pidx: no kernel headers at $(KDIR): install linux-headers-$(KVER) (Debian: apt-get install linux-headers-cloud-amd64) or pass KDIR=/path/to/headers)
+endif
+endif
 
 all: module
 
-headers-present:
-	@test -f "$(KDIR)/Makefile" || { \
-	  echo "pidx: no kernel headers at $(KDIR): install linux-headers-$(KVER) (Debian: apt-get install linux-headers-cloud-amd64) or pass KDIR=/path/to/headers" >&2; \
-	  exit 2; }
-
-module: headers-present
+module:
 	$(MAKE) -C "$(KDIR)" M="$(CURDIR)" modules
 
 clean:
 	@if [ -f "$(KDIR)/Makefile" ]; then $(MAKE) -C "$(KDIR)" M="$(CURDIR)" clean; \
 	else rm -f ./*.o ./*.ko ./*.mod ./*.mod.c ./.*.cmd Module.symvers modules.order; fi
 
-install: headers-present
+install:
 	$(MAKE) -C "$(KDIR)" M="$(CURDIR)" modules_install
 
 # The test suite: every check, ends with "N passed, N failed".

@@ -909,6 +909,11 @@ static int pidx_check_config(const struct pidx_config *cfg, const char **why)
 		*why = "no index selected";
 		return -EINVAL;
 	}
+	/* on_each_cpu callbacks run in hard IRQ, where RT spinlocks sleep */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) && cfg->mode == PIDX_MODE_IPI) {
+		*why = "ipi mode takes spinlocks in hard IRQ context: not on PREEMPT_RT";
+		return -EINVAL;
+	}
 	return pidx_plan(cfg, ncpus, &slice, &cap, why);
 }
 

@@ -26,9 +26,10 @@
  * reader whose copy changed under it (the count moved) retries once, then
  * searches the skip list from its head, which is always correct.  The floor
  * node found may already be on its way out of the list: its forward pointers
- * still lead past the key to what were its successors when it left, and it
- * left inside the same locked section that took it out of the tree, after
- * the reader's walk began.
+ * still lead past the key to what were its successors when it left.  That is
+ * safe because the writer holds its lock from the unlink until the node has
+ * left both copies, so the list does not change between the moment a reader
+ * could first find the node unlinked and the moment it stops being findable.
  *
  * Memory: a tree node carries struct pidx_rb_link (56 bytes) in front of its
  * skip list node, so the tree walk reads one cache line per node (links and
@@ -53,10 +54,10 @@
 #include "pidx_skiplist.h"
 
 /*
- * The latch read-side check is read_seqcount_latch_retry() in 6.1, only
- * raw_read_seqcount_latch_retry() from 6.5 to 6.12, both again later.  All
- * do what upstream 6.1's did word for word: read_seqcount_retry() on the
- * embedded seqcount, which all these kernels have; so no version test.
+ * The name of the latch read-side check moved between releases (and Debian
+ * backported the later names into its 6.1), but every version does what
+ * read_seqcount_retry() on the embedded seqcount does: smp_rmb() and a
+ * compare.  Calling that directly needs no version test.
  */
 static bool pidx_latch_retry(const seqcount_latch_t *s, unsigned int start)
 {
@@ -144,12 +145,20 @@ static void pidx_rbskip_tree_add(struct pidx_rbskip *rb, struct pidx_sl_node *n)
 
 	l->key = n->key;
 	l->node_off = n->lead;
+	/*
+	 * The object may be a recycled tree node: clear its stale links before
+	 * the first latch write, whose smp_wmb() orders the clearing before
+	 * every store that makes @n reachable in either copy; otherwise a
+	 * reader on a weakly ordered CPU could follow an old link into freed
+	 * memory after a rotation published @n.
+	 */
+	memset(l->rb, 0, sizeof(l->rb));
 	for (i = 0; i < 2; i++) {
 		/* Readers move to the other copy before this one changes. */
 		raw_write_seqcount_latch(&rb->seq);
 		pidx_rbskip_insert_one(&rb->tree[i], l, i);
 	}
-	rb->tree_nr++;
+	WRITE_ONCE(rb->tree_nr, rb->tree_nr + 1);
 }
 
 static void pidx_rbskip_tree_del(struct pidx_rbskip *rb, struct pidx_sl_node *n)
@@ -161,7 +170,7 @@ static void pidx_rbskip_tree_del(struct pidx_rbskip *rb, struct pidx_sl_node *n)
 		raw_write_seqcount_latch(&rb->seq);
 		rb_erase(&l->rb[i], &rb->tree[i]);
 	}
-	rb->tree_nr--;
+	WRITE_ONCE(rb->tree_nr, rb->tree_nr - 1);
 }
 
 /*
@@ -187,6 +196,8 @@ static struct pidx_sl_node *pidx_rbskip_first_ge(struct pidx_rbskip *rb,
 			l = container_of(rbn, struct pidx_rb_link, rb[i]);
 			if (l->key <= key) {
 				best = l;
+				if (l->key == key)
+					break;
 				rbn = READ_ONCE(rbn->rb_right);
 			} else {
 				rbn = READ_ONCE(rbn->rb_left);
@@ -198,8 +209,9 @@ static struct pidx_sl_node *pidx_rbskip_first_ge(struct pidx_rbskip *rb,
 	return pidx_sl_lookup(&rb->sl, key);
 
 found:
+	/* no tree node at or below @key: the head stands in for the floor */
 	if (!best)
-		return pidx_sl_lookup(&rb->sl, key);
+		return pidx_sl_first_ge(rb->sl.head, rb->start_lvl, key);
 	n = pidx_rb_node_of(best);
 	if (n->key == key)
 		return n;

@@ -275,8 +275,9 @@ struct pidx_sl_node *pidx_sl_node_new(struct pidx_sl *sl, gfp_t gfp)
 	struct pidx_sl_node *n;
 	char *obj;
 
+	/* failures under GFP_ATOMIC are counted by the caller, not logged */
 	if (!gfpflags_allow_blocking(gfp))
-		gfp = GFP_ATOMIC | __GFP_NOWARN;
+		gfp |= __GFP_NOWARN;
 	obj = kmem_cache_alloc(pidx_sl_cache[cls], gfp);
 	if (!obj)
 		return NULL;
@@ -376,9 +377,10 @@ static void pidx_sl_link(struct pidx_sl *sl, struct pidx_sl_node *n,
 	for (i = 0; i < h; i++)
 		rcu_assign_pointer(path->pred[i]->next[i], n);
 
-	sl->nr++;
+	/* read locklessly by describe() */
+	WRITE_ONCE(sl->nr, sl->nr + 1);
 	sl->hist[h]++;
-	sl->bytes += PIDX_SL_CLASS_SIZE(n->cls);
+	WRITE_ONCE(sl->bytes, sl->bytes + PIDX_SL_CLASS_SIZE(n->cls));
 	if (h > sl->top)
 		WRITE_ONCE(sl->top, h);
 }
@@ -444,9 +446,9 @@ struct pidx_sl_node *pidx_sl_unlink_locked(struct pidx_sl *sl, u32 key)
 	for (i = n->height; i < sl->max_level; i++)
 		(*pidx_sl_spanp(path.pred[i], i))--;
 
-	sl->nr--;
+	WRITE_ONCE(sl->nr, sl->nr - 1);
 	sl->hist[n->height]--;
-	sl->bytes -= PIDX_SL_CLASS_SIZE(n->cls);
+	WRITE_ONCE(sl->bytes, sl->bytes - PIDX_SL_CLASS_SIZE(n->cls));
 	while (sl->top > 1 && !pidx_sl_wnext(sl, sl->head, sl->top - 1))
 		WRITE_ONCE(sl->top, sl->top - 1);
 	return n;

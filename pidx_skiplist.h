@@ -42,7 +42,10 @@
 
 #include "pidx.h"
 
-/* Highest tower; 4^16 and 2^16 both exceed any pid_max that matters. */
+/*
+ * Highest tower.  4^16 exceeds PIDX_PID_MAX_LIMIT; with sl_p = 2 and pid_max
+ * above 2^16 the cap leaves pid_max / 2^16 nodes (64 at 4M) on the top level.
+ */
 #define PIDX_SL_MAX_LEVEL	16
 /* Slab size classes: 32 << cls bytes for cls in [0, PIDX_SL_NR_CLASSES). */
 #define PIDX_SL_NR_CLASSES	4
