@@ -16,6 +16,7 @@ KO=${PIDX_KO:-/pidx/pidx.ko}
 OUT=${OUT:-/tmp}
 D=/sys/kernel/debug/pidx
 NCPUS=$(grep -c '^processor' /proc/cpuinfo)
+INDEXES="idr skiplist rbskip"
 passed=0
 failed=0
 
@@ -76,15 +77,21 @@ t_load() {
 		exit 3
 	fi
 	expect "load: module parameter applied" 500 "$(cat $D/ops)"
-	avail=$(cut -f1 $D/available | tr '\n' ' ')
-	expect "available lists every index" "idr skiplist rbskip null " "$avail"
-	expect "indexes default to all but null" "idr,skiplist,rbskip" "$(cat $D/indexes)"
+	# every index the module has, but the null one, is under test
+	all=$(awk -F'\t' '$1 != "null" { printf "%s%s", sep, $1; sep = "," }' $D/available)
+	INDEXES=$(echo "$all" | tr , ' ')
+	missing=
+	for ix in idr skiplist rbskip null; do
+		cut -f1 $D/available | grep -qx "$ix" || missing="$missing $ix"
+	done
+	expect "available lists idr, skiplist, rbskip and null" "" "$missing"
+	expect "indexes default to all but null" "$all" "$(cat $D/indexes)"
 }
 
 t_selftest() {
 	r=$(wr testcase selftest)
 	expect "selftest returns success" ok "$r"
-	for ix in idr skiplist rbskip; do
+	for ix in $INDEXES; do
 		line=$(grep "^selftest $ix:" $D/test_result)
 		n=$(echo "$line" | awk '{ print $3 }')
 		m=$(echo "$line" | awk '{ print $5 }')
@@ -111,7 +118,7 @@ t_matrix() {
 				continue
 			fi
 			rows=$(last_run_rows)
-			for ix in idr skiplist rbskip; do
+			for ix in $INDEXES; do
 				v=$(echo "$rows" | awk -F, -v ix="$ix" '$2 == ix { print $28 }')
 				ops=$(echo "$rows" | awk -F, -v ix="$ix" '$2 == ix { print $13 }')
 				if [ "$v" = yes ] && [ "$ops" = $((NCPUS * 1000)) ]; then
@@ -259,12 +266,12 @@ t_dense() {
 	set_all indexes=all workload=fork mode=ipi pid_max=32768 fork_window=16 ops=20000 repeat=1
 	set_all keys=1024
 	wr testcase run >/dev/null
-	for ix in idr skiplist rbskip; do eval "sparse_$ix=\$(nsop $ix)"; done
+	for ix in $INDEXES; do eval "sparse_$ix=\$(nsop \"$ix\")"; done
 	set_all keys=29491
 	wr testcase run >/dev/null
-	for ix in idr skiplist rbskip; do
+	for ix in $INDEXES; do
 		eval "s=\$sparse_$ix"
-		d=$(nsop $ix)
+		d=$(nsop "$ix")
 		echo "dense-alloc $ix: fork ns/op 3% live $s, 90% live $d"
 		if [ -n "$s" ] && [ -n "$d" ] && [ "$d" -le $((s * 10)) ]; then
 			pass "fork with 90% of PIDs live costs < 10x empty ($ix: $s -> $d ns/op)"
@@ -275,7 +282,7 @@ t_dense() {
 	# a full space: every alloc fails, each quickly
 	set_all workload=mixed mix=0/100/0 keys=32700 ops=2000
 	wr testcase run >/dev/null
-	for ix in idr skiplist rbskip; do
+	for ix in $INDEXES; do
 		row=$(last_run_rows | awk -F, -v ix="$ix" '$2 == ix { print $14, int($17), $28 }')
 		echo "full-space $ix: fails, ns/op, verified = $row"
 		f=$(echo "$row" | cut -d' ' -f1)
