@@ -91,6 +91,8 @@ extern const struct pidx_ops pidx_null_ops;
 extern const struct pidx_ops pidx_idr_ops;
 extern const struct pidx_ops pidx_skiplist_ops;
 extern const struct pidx_ops pidx_rbskip_ops;
+extern const struct pidx_ops pidx_hash_ops;
+extern const struct pidx_ops pidx_maple_ops;
 
 extern const struct pidx_ops *const pidx_index_table[];
 extern const unsigned int pidx_nr_indexes;

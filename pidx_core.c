@@ -22,6 +22,8 @@
 #include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
+/* kvmalloc_array(), kvzalloc(), kvfree(): in mm.h, not slab.h, before v5.16 */
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
@@ -35,6 +37,8 @@ const struct pidx_ops *const pidx_index_table[] = {
 	&pidx_idr_ops,
 	&pidx_skiplist_ops,
 	&pidx_rbskip_ops,
+	&pidx_hash_ops,
+	&pidx_maple_ops,
 	&pidx_null_ops,
 };
 

@@ -10,6 +10,8 @@
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
+/* kvfree(): in mm.h, not slab.h, before v5.16 */
+#include <linux/mm.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>

@@ -1,0 +1,832 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * "hash": the PID index of Linux before 4.15, a bitmap of pid_max bits to
+ * allocate from (the pidmap) and a hash table to look numbers up (pid_hash),
+ * except that the table resizes itself as the index grows and shrinks where
+ * pid_hash was sized once at boot.
+ *
+ * Why the table is not an rhashtable: in 6.1 rhashtable's bucket locks are
+ * taken under local_bh_disable() (rht_lock() in include/linux/rhashtable.h).
+ * Writers here run in the hardirq of on_each_cpu() and under a spinlock with
+ * interrupts off, where local_bh_enable() warns (in_hardirq()) or runs
+ * pending softirqs with interrupts turned back on inside the critical
+ * section.  rhashtable only became irq-safe later ("rhashtable: Allow
+ * rhashtable to be used from irq-safe contexts", Tejun Heo, for sched_ext).
+ * So the table is this file's own: RCU-protected singly linked chains,
+ * changed only under the index spinlock, as pid_hash's hlists were under
+ * pidmap_lock.
+ *
+ * Memory.  The bitmap has a bit for every number below pid_max whether it is
+ * used or not: 4 KiB at pid_max 32768, 512 KiB at 4194304 (PID_MAX_LIMIT),
+ * plus a summary with a bit per bitmap word that is full (64 bytes, 8 KiB).
+ * A PID costs a 40-byte object (key, two chain links, rcu_head) plus its
+ * share of 8-byte bucket slots: a resize leaves the load (PIDs per bucket)
+ * between 1/4 and 1/2, so 16-32 bytes, and the load is let drift between
+ * 1/8 and 1 before the next resize, so 8-64 bytes at the extremes.
+ *
+ * Lookup.  The table pointer and the table header (shift, generation) are
+ * read-mostly and stay cached; beyond them a lookup reads one bucket slot and
+ * the chain.  hash_32() is pid_hash's multiplicative hash: it spreads runs of
+ * consecutive PIDs almost perfectly, so a successful lookup reads at most
+ * about 1 + load/2 objects (measured: 1.00-1.03 at load 1/2, 1.12-1.28 at
+ * load 1) and a failed one about load objects.  describe() reports the mean
+ * as "probes".
+ *
+ * Allocation is the cyclic search of pidx.h over the bitmap.  The summary
+ * lets it pass 64 taken numbers per bit it reads, as the pidmap's per-page
+ * nr_free let alloc_pidmap() pass full pages: in a dense space the search
+ * reads O(pid_max / 4096) words (8 at 32768, 1024 at 4194304) and one word
+ * of the bitmap, not O(pid_max / 64), all under the interrupts-off lock.
+ *
+ * Locking.  One spinlock taken with interrupts off, the role of pidmap_lock,
+ * serializes alloc, insert, remove and the steps of a resize; a PID's bit and
+ * its object change in the same locked section.  Objects are allocated before
+ * the lock with the caller's gfp and nothing allocates inside it, so once the
+ * lock is held an insertion cannot fail.  Lookups take no lock.
+ *
+ * Resizing happens off the writers' path.  A writer that takes the load out
+ * of [1/8, 1] queues a work item, which allocates the new bucket array with
+ * GFP_KERNEL (an IPI-context writer could not) and copies the old table's
+ * chains into it some hundreds of buckets per locked section; meanwhile writers
+ * update both tables for buckets already copied.  Every object has one link
+ * per table generation, so it sits in the old and the new table at once and
+ * the chains readers walk never change under them except by a real insertion
+ * or removal.  When all buckets are copied, one rcu_assign_pointer() switches
+ * readers to the new table; the old array is freed after synchronize_rcu(),
+ * which also frees its generation's links for the next resize.  A writer
+ * that may sleep and finds the load at 2 or more waits for the resize, so a
+ * prefill or a process-context storm never leaves the worker far behind.
+ * Atomic writers cannot: an IPI storm occupies every CPU, the worker runs
+ * when the round ends and chains grow until then, bounded because rounds
+ * are.  describe() reports the highest load writers saw ("load_peak").
+ *
+ * What a reader may observe.  lookup() walks the table it found published,
+ * which holds every PID: the old table until the switch, the new one from it.
+ * A PID present for the whole call is found; one added or removed during the
+ * call may be seen either way.  find_ge() scans the bitmap without the lock
+ * and confirms each set bit with a lookup.  A bit is set before its object is
+ * linked and cleared after it is unlinked, so the bit of a PID present for
+ * the whole call is set for the whole call and that PID is returned unless a
+ * smaller one is confirmed first; whatever is returned was in the table
+ * during the call.  A set bit that does not confirm (a PID being removed) is
+ * passed over.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": hash: " fmt
+
+#include <linux/bitmap.h>
+#include <linux/bitops.h>
+#include <linux/err.h>
+#include <linux/hash.h>
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/minmax.h>
+#include <linux/mutex.h>
+#include <linux/overflow.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include "pidx.h"
+
+/* 64 buckets, 512 bytes: the size of an empty index, and the smallest. */
+#define PIDX_HASH_MIN_SHIFT	6
+/* Buckets plus objects copied per locked section of a resize. */
+#define PIDX_HASH_COPY_CHUNK	512
+/* Buckets walked by describe() per RCU read-side section. */
+#define PIDX_HASH_WALK_CHUNK	4096
+/* Reports beyond this many per verify() only add to the count. */
+#define PIDX_HASH_REPORT_MAX	10
+
+struct pidx_hash_obj {
+	u32 key;
+	/* next[g]: the chain of the table of generation g */
+	struct pidx_hash_obj __rcu *next[2];
+	struct rcu_head rcu;
+};
+
+struct pidx_hash_tbl {
+	u32 shift;		/* 1 << shift buckets */
+	u32 gen;		/* which next[] link its chains use */
+	struct pidx_hash_obj __rcu *buckets[];
+};
+
+struct pidx_hash {
+	/* Read by every lookup and find_ge: kept off the writers' line. */
+	struct pidx_hash_tbl __rcu *tbl;
+	unsigned long *map;	/* bit n: PID n is reserved or present */
+	u32 pid_max;
+	u32 max_shift;
+
+	spinlock_t lock ____cacheline_aligned_in_smp;
+	unsigned long *full;	/* bit w: map word w is all ones; writers only */
+	u32 cursor;
+	u32 nr;
+	/* The table a resize is filling, and its old buckets done so far. */
+	struct pidx_hash_tbl *new_tbl;
+	u32 copied;
+	bool resize_queued;
+	u32 resizes;
+	u32 load_peak;		/* highest nr >> shift seen by a writer */
+	struct work_struct resize_work;
+};
+
+/*
+ * One slab cache for every instance, created with the first: RCU callbacks
+ * then find it from nothing but the object.  The mutex guards the count.
+ */
+static DEFINE_MUTEX(pidx_hash_cache_mutex);
+static unsigned int pidx_hash_cache_users;
+static struct kmem_cache *pidx_hash_cache;
+
+static int pidx_hash_cache_get(void)
+{
+	int ret = 0;
+
+	mutex_lock(&pidx_hash_cache_mutex);
+	if (!pidx_hash_cache_users) {
+		pidx_hash_cache = KMEM_CACHE(pidx_hash_obj, 0);
+		if (!pidx_hash_cache)
+			ret = -ENOMEM;
+	}
+	if (!ret)
+		pidx_hash_cache_users++;
+	mutex_unlock(&pidx_hash_cache_mutex);
+	return ret;
+}
+
+/* Callers have waited for every RCU callback that frees into the cache. */
+static void pidx_hash_cache_put(void)
+{
+	mutex_lock(&pidx_hash_cache_mutex);
+	if (!--pidx_hash_cache_users) {
+		kmem_cache_destroy(pidx_hash_cache);
+		pidx_hash_cache = NULL;
+	}
+	mutex_unlock(&pidx_hash_cache_mutex);
+}
+
+static struct pidx_hash *to_hash(struct pidx_index *idx)
+{
+	return (struct pidx_hash *)idx;
+}
+
+static u32 pidx_hash_map_words(const struct pidx_hash *h)
+{
+	return BITS_TO_LONGS(h->pid_max);
+}
+
+/* The bitmap and its summary. */
+static size_t pidx_hash_map_bytes(const struct pidx_hash *h)
+{
+	return (pidx_hash_map_words(h) +
+		BITS_TO_LONGS(pidx_hash_map_words(h))) * sizeof(unsigned long);
+}
+
+static size_t pidx_hash_tbl_bytes(u32 shift)
+{
+	struct pidx_hash_tbl *t;
+
+	return struct_size(t, buckets, 1UL << shift);
+}
+
+/* Process context only: the largest arrays need vmalloc. */
+static struct pidx_hash_tbl *pidx_hash_tbl_new(u32 shift, u32 gen)
+{
+	struct pidx_hash_tbl *t = kvzalloc(pidx_hash_tbl_bytes(shift), GFP_KERNEL);
+
+	if (!t)
+		return NULL;
+	pidx_mem_charge(pidx_hash_tbl_bytes(shift));
+	t->shift = shift;
+	t->gen = gen;
+	return t;
+}
+
+static void pidx_hash_tbl_free(struct pidx_hash_tbl *t)
+{
+	pidx_mem_uncharge(pidx_hash_tbl_bytes(t->shift));
+	kvfree(t);
+}
+
+static struct pidx_hash_obj *pidx_hash_obj_new(gfp_t gfp)
+{
+	struct pidx_hash_obj *o;
+
+	/* failures under GFP_ATOMIC are counted by the caller, not logged */
+	if (!gfpflags_allow_blocking(gfp))
+		gfp |= __GFP_NOWARN;
+	o = kmem_cache_alloc(pidx_hash_cache, gfp);
+	if (o)
+		pidx_mem_charge(sizeof(*o));
+	return o;
+}
+
+/* For an object no reader can hold: never linked, or after a grace period. */
+static void pidx_hash_obj_free(struct pidx_hash_obj *o)
+{
+	kmem_cache_free(pidx_hash_cache, o);
+	pidx_mem_uncharge(sizeof(*o));
+}
+
+static void pidx_hash_obj_free_rcu(struct rcu_head *rcu)
+{
+	pidx_hash_obj_free(container_of(rcu, struct pidx_hash_obj, rcu));
+}
+
+static u32 pidx_hash_bucket(const struct pidx_hash_tbl *t, u32 key)
+{
+	return hash_32(key, t->shift);
+}
+
+static struct pidx_hash_tbl *pidx_hash_wtbl(struct pidx_hash *h)
+{
+	return rcu_dereference_protected(h->tbl, lockdep_is_held(&h->lock));
+}
+
+static struct pidx_hash_obj *pidx_hash_wderef(struct pidx_hash *h,
+					      struct pidx_hash_obj __rcu **pp)
+{
+	return rcu_dereference_protected(*pp, lockdep_is_held(&h->lock));
+}
+
+static void pidx_hash_link(struct pidx_hash *h, struct pidx_hash_tbl *t,
+			   struct pidx_hash_obj *o)
+{
+	struct pidx_hash_obj __rcu **head = &t->buckets[pidx_hash_bucket(t, o->key)];
+
+	RCU_INIT_POINTER(o->next[t->gen], pidx_hash_wderef(h, head));
+	/* the key and the link are in place before a reader can meet @o */
+	rcu_assign_pointer(*head, o);
+}
+
+static struct pidx_hash_obj *pidx_hash_unlink(struct pidx_hash *h,
+					      struct pidx_hash_tbl *t, u32 key)
+{
+	struct pidx_hash_obj __rcu **pp = &t->buckets[pidx_hash_bucket(t, key)];
+	struct pidx_hash_obj *o;
+
+	for (o = pidx_hash_wderef(h, pp); o; o = pidx_hash_wderef(h, pp)) {
+		if (o->key == key) {
+			/*
+			 * What follows @o was published long ago: no barrier.
+			 * @o keeps its own link for readers standing on it.
+			 */
+			RCU_INIT_POINTER(*pp, pidx_hash_wderef(h, &o->next[t->gen]));
+			return o;
+		}
+		pp = &o->next[t->gen];
+	}
+	return NULL;
+}
+
+/* During a resize: whether @key's old bucket has been copied already. */
+static bool pidx_hash_in_new(struct pidx_hash *h, struct pidx_hash_tbl *t,
+			     u32 key)
+{
+	return h->new_tbl && pidx_hash_bucket(t, key) < h->copied;
+}
+
+static bool pidx_hash_wants_resize(struct pidx_hash *h, u32 shift)
+{
+	u32 size = 1U << shift;
+
+	return (h->nr > size && shift < h->max_shift) ||
+	       (h->nr < size / 8 && shift > PIDX_HASH_MIN_SHIFT);
+}
+
+/* A load of 1/4 to 1/2: room to double or quarter before the next resize. */
+static u32 pidx_hash_target_shift(struct pidx_hash *h)
+{
+	u32 shift = order_base_2(2 * (unsigned long)h->nr);
+
+	return clamp_t(u32, shift, PIDX_HASH_MIN_SHIFT, h->max_shift);
+}
+
+static void pidx_hash_check_load(struct pidx_hash *h, struct pidx_hash_tbl *t)
+{
+	/* A resize under way looks at the load again when it ends. */
+	if (!h->resize_queued && pidx_hash_wants_resize(h, t->shift)) {
+		h->resize_queued = true;
+		queue_work(system_unbound_wq, &h->resize_work);
+	}
+}
+
+/* Returns true when the load is so high that a writer should wait for the resize. */
+static bool pidx_hash_add_locked(struct pidx_hash *h, struct pidx_hash_obj *o,
+				 u32 pid)
+{
+	struct pidx_hash_tbl *t = pidx_hash_wtbl(h);
+
+	o->key = pid;
+	/*
+	 * Atomic bitops although the lock serializes writers: lockless
+	 * find_ge() reads these words.  The bit goes first so that it covers
+	 * every moment the object can be found.
+	 */
+	set_bit(pid, h->map);
+	if (h->map[BIT_WORD(pid)] == ~0UL)
+		__set_bit(BIT_WORD(pid), h->full);
+	pidx_hash_link(h, t, o);
+	if (pidx_hash_in_new(h, t, pid))
+		pidx_hash_link(h, h->new_tbl, o);
+	h->nr++;
+	pidx_hash_check_load(h, t);
+	if (h->nr >> t->shift > h->load_peak)
+		h->load_peak = h->nr >> t->shift;
+	return h->nr >> t->shift >= 2;
+}
+
+/* After unlocking: lets a writer that may sleep wait for the resize it needs. */
+static void pidx_hash_throttle(struct pidx_hash *h, bool overloaded, gfp_t gfp)
+{
+	if (overloaded && gfpflags_allow_blocking(gfp))
+		flush_work(&h->resize_work);
+}
+
+static struct pidx_hash_obj *pidx_hash_del_locked(struct pidx_hash *h, u32 pid)
+{
+	struct pidx_hash_tbl *t = pidx_hash_wtbl(h);
+	struct pidx_hash_obj *o;
+
+	o = pidx_hash_unlink(h, t, pid);
+	/* a set bit always has its object: verify() reports it otherwise */
+	if (!o)
+		return NULL;
+	if (pidx_hash_in_new(h, t, pid))
+		pidx_hash_unlink(h, h->new_tbl, pid);
+	clear_bit(pid, h->map);
+	__clear_bit(BIT_WORD(pid), h->full);
+	h->nr--;
+	pidx_hash_check_load(h, t);
+	return o;
+}
+
+/*
+ * Copies whole buckets, from the first not yet copied, until about a chunk's
+ * worth of buckets and objects is done; returns true once all are.
+ */
+static bool pidx_hash_copy_locked(struct pidx_hash *h, struct pidx_hash_tbl *old,
+				  struct pidx_hash_tbl *new)
+{
+	u32 size = 1U << old->shift, work = 0, b;
+	struct pidx_hash_obj *o;
+
+	/* Linking into @new uses the other link: the old chains stay as they are. */
+	for (b = h->copied; b < size && work < PIDX_HASH_COPY_CHUNK; b++, work++)
+		for (o = pidx_hash_wderef(h, &old->buckets[b]); o;
+		     o = pidx_hash_wderef(h, &o->next[old->gen]), work++)
+			pidx_hash_link(h, new, o);
+	h->copied = b;
+	return b == size;
+}
+
+static void pidx_hash_resize_work(struct work_struct *work)
+{
+	struct pidx_hash *h = container_of(work, struct pidx_hash, resize_work);
+	struct pidx_hash_tbl *old, *new;
+	unsigned long flags;
+	u32 shift;
+
+	/* The only writer of h->tbl: @old stays current while the lock is dropped. */
+	for (;;) {
+		spin_lock_irqsave(&h->lock, flags);
+		old = pidx_hash_wtbl(h);
+		if (!pidx_hash_wants_resize(h, old->shift)) {
+			h->resize_queued = false;
+			spin_unlock_irqrestore(&h->lock, flags);
+			return;
+		}
+		shift = pidx_hash_target_shift(h);
+		spin_unlock_irqrestore(&h->lock, flags);
+
+		new = pidx_hash_tbl_new(shift, !old->gen);
+		if (!new) {
+			/* the next writer that finds the load out of range retries */
+			spin_lock_irqsave(&h->lock, flags);
+			h->resize_queued = false;
+			spin_unlock_irqrestore(&h->lock, flags);
+			return;
+		}
+
+		for (;;) {
+			spin_lock_irqsave(&h->lock, flags);
+			h->new_tbl = new;
+			if (pidx_hash_copy_locked(h, old, new))
+				break;
+			spin_unlock_irqrestore(&h->lock, flags);
+			cond_resched();
+		}
+		/* @new holds every PID, as writers kept it up to date */
+		rcu_assign_pointer(h->tbl, new);
+		h->new_tbl = NULL;
+		h->copied = 0;
+		h->resizes++;
+		spin_unlock_irqrestore(&h->lock, flags);
+
+		/*
+		 * Readers may still walk @old; and its generation's links are
+		 * the ones the next resize will rewrite.
+		 */
+		synchronize_rcu();
+		pidx_hash_tbl_free(old);
+	}
+}
+
+static struct pidx_index *pidx_hash_create(const struct pidx_params *p)
+{
+	struct pidx_hash_tbl *t;
+	struct pidx_hash *h;
+	int ret = -ENOMEM;
+
+	if (p->pid_max < PIDX_PID_MAX_MIN || p->pid_max > PIDX_PID_MAX_LIMIT)
+		return ERR_PTR(-EINVAL);
+	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return ERR_PTR(-ENOMEM);
+	pidx_mem_charge(sizeof(*h));
+	h->pid_max = p->pid_max;
+	/* a table of pid_max buckets already has a load below 1 when full */
+	h->max_shift = max_t(u32, order_base_2(p->pid_max), PIDX_HASH_MIN_SHIFT);
+	spin_lock_init(&h->lock);
+	INIT_WORK(&h->resize_work, pidx_hash_resize_work);
+
+	h->map = kvcalloc(pidx_hash_map_words(h), sizeof(unsigned long),
+			  GFP_KERNEL);
+	h->full = bitmap_zalloc(pidx_hash_map_words(h), GFP_KERNEL);
+	if (!h->map || !h->full)
+		goto err_map;
+	pidx_mem_charge(pidx_hash_map_bytes(h));
+	t = pidx_hash_tbl_new(PIDX_HASH_MIN_SHIFT, 0);
+	if (!t)
+		goto err_tbl_new;
+	RCU_INIT_POINTER(h->tbl, t);
+	ret = pidx_hash_cache_get();
+	if (ret)
+		goto err_tbl;
+	return (struct pidx_index *)h;
+
+err_tbl:
+	pidx_hash_tbl_free(t);
+err_tbl_new:
+	pidx_mem_uncharge(pidx_hash_map_bytes(h));
+err_map:
+	bitmap_free(h->full);
+	kvfree(h->map);
+	pidx_mem_uncharge(sizeof(*h));
+	kfree(h);
+	return ERR_PTR(ret);
+}
+
+static void pidx_hash_destroy(struct pidx_index *idx)
+{
+	struct pidx_hash *h = to_hash(idx);
+	struct pidx_hash_obj *o, *next;
+	struct pidx_hash_tbl *t;
+	u32 b;
+
+	/* No writer can queue another resize; one under way completes. */
+	cancel_work_sync(&h->resize_work);
+	/* Contract: no writer; a reader that outlived its storm may still walk. */
+	synchronize_rcu();
+	t = rcu_dereference_protected(h->tbl, true);
+	for (b = 0; b < 1U << t->shift; b++) {
+		for (o = rcu_dereference_protected(t->buckets[b], true); o; o = next) {
+			next = rcu_dereference_protected(o->next[t->gen], true);
+			pidx_hash_obj_free(o);
+		}
+		if (!(b % PIDX_HASH_WALK_CHUNK))
+			cond_resched();
+	}
+	pidx_hash_tbl_free(t);
+	/* Objects removed earlier free themselves from RCU callbacks into the cache. */
+	rcu_barrier();
+	pidx_hash_cache_put();
+	pidx_mem_uncharge(pidx_hash_map_bytes(h));
+	bitmap_free(h->full);
+	kvfree(h->map);
+	pidx_mem_uncharge(sizeof(*h));
+	kfree(h);
+}
+
+/* The first free number in [@start, pid_max). */
+static int pidx_hash_find_zero(struct pidx_hash *h, u32 start)
+{
+	unsigned long w = BIT_WORD(start), end, n;
+
+	if (start >= h->pid_max)
+		return -ENOSPC;
+	/* what is left of @start's own word */
+	end = min_t(unsigned long, (w + 1) * BITS_PER_LONG, h->pid_max);
+	n = find_next_zero_bit(h->map, end, start);
+	if (n < end)
+		return n;
+	/* then the first word that is not full, from the summary */
+	w = find_next_zero_bit(h->full, pidx_hash_map_words(h), w + 1);
+	if (w >= pidx_hash_map_words(h) || WARN_ON_ONCE(h->map[w] == ~0UL))
+		return -ENOSPC;
+	/* the bits past pid_max in the last word are always clear */
+	n = w * BITS_PER_LONG + ffz(h->map[w]);
+	return n < h->pid_max ? n : -ENOSPC;
+}
+
+/* Kernel cyclic semantics: see pidx.h and idr_alloc_cyclic(). */
+static int pidx_hash_alloc(struct pidx_index *idx, gfp_t gfp)
+{
+	struct pidx_hash *h = to_hash(idx);
+	struct pidx_hash_obj *o;
+	bool overloaded = false;
+	unsigned long flags;
+	u32 floor, start;
+	int pid;
+
+	o = pidx_hash_obj_new(gfp);
+	if (!o)
+		return -ENOMEM;
+	spin_lock_irqsave(&h->lock, flags);
+	floor = pidx_alloc_floor(h->cursor);
+	start = max(h->cursor, floor);
+	pid = pidx_hash_find_zero(h, start);
+	if (pid < 0 && start > floor)
+		pid = pidx_hash_find_zero(h, floor);
+	if (pid >= 0) {
+		overloaded = pidx_hash_add_locked(h, o, pid);
+		h->cursor = pid + 1;
+	}
+	spin_unlock_irqrestore(&h->lock, flags);
+	if (pid < 0)
+		pidx_hash_obj_free(o);
+	pidx_hash_throttle(h, overloaded, gfp);
+	return pid;
+}
+
+static int pidx_hash_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
+{
+	struct pidx_hash *h = to_hash(idx);
+	struct pidx_hash_obj *o;
+	bool overloaded = false;
+	unsigned long flags;
+	int ret = 0;
+
+	if (pid < 1 || pid >= h->pid_max)
+		return -EINVAL;
+	o = pidx_hash_obj_new(gfp);
+	if (!o)
+		return -ENOMEM;
+	spin_lock_irqsave(&h->lock, flags);
+	if (test_bit(pid, h->map))
+		ret = -EEXIST;
+	else
+		overloaded = pidx_hash_add_locked(h, o, pid);
+	spin_unlock_irqrestore(&h->lock, flags);
+	if (ret)
+		pidx_hash_obj_free(o);
+	pidx_hash_throttle(h, overloaded, gfp);
+	return ret;
+}
+
+/* Under rcu_read_lock(). */
+static bool pidx_hash_find(struct pidx_hash *h, u32 key)
+{
+	struct pidx_hash_tbl *t = rcu_dereference(h->tbl);
+	struct pidx_hash_obj *o;
+	u32 gen = t->gen;
+
+	for (o = rcu_dereference(t->buckets[pidx_hash_bucket(t, key)]); o;
+	     o = rcu_dereference(o->next[gen]))
+		if (o->key == key)
+			return true;
+	return false;
+}
+
+static bool pidx_hash_lookup(struct pidx_index *idx, u32 pid)
+{
+	return pidx_hash_find(to_hash(idx), pid);
+}
+
+static int pidx_hash_remove(struct pidx_index *idx, u32 pid)
+{
+	struct pidx_hash *h = to_hash(idx);
+	struct pidx_hash_obj *o = NULL;
+	unsigned long flags;
+
+	if (pid >= h->pid_max)
+		return -ENOENT;
+	spin_lock_irqsave(&h->lock, flags);
+	if (test_bit(pid, h->map))
+		o = pidx_hash_del_locked(h, pid);
+	spin_unlock_irqrestore(&h->lock, flags);
+	if (!o)
+		return -ENOENT;
+	call_rcu(&o->rcu, pidx_hash_obj_free_rcu);
+	return 0;
+}
+
+/*
+ * The bitmap is read without the lock, as a hint only: every set bit found
+ * is confirmed in the table before it is returned (see the top of the file).
+ */
+static int pidx_hash_find_ge(struct pidx_index *idx, u32 pid)
+{
+	struct pidx_hash *h = to_hash(idx);
+	unsigned long n;
+
+	for (n = pid; n < h->pid_max; n++) {
+		n = find_next_bit(h->map, h->pid_max, n);
+		if (n >= h->pid_max)
+			break;
+		if (pidx_hash_find(h, n))
+			return n;
+	}
+	return -ENOENT;
+}
+
+static __printf(2, 3) void pidx_hash_bad(unsigned int *bad, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	if (*bad < PIDX_HASH_REPORT_MAX) {
+		va_start(args, fmt);
+		vaf.fmt = fmt;
+		vaf.va = &args;
+		pr_err("verify: %pV\n", &vaf);
+		va_end(args);
+	} else if (*bad == PIDX_HASH_REPORT_MAX) {
+		pr_err("verify: further violations only counted\n");
+	}
+	(*bad)++;
+}
+
+/*
+ * Every object is in the bucket its key hashes to, with its bit set; the
+ * objects are as many as the set bits and as the count, and every set bit's
+ * PID is found by a lookup: together, bits and objects match one to one.
+ * Writers are quiesced by contract and the resize worker is waited for, so
+ * the table is walked without the lock.
+ */
+static unsigned int pidx_hash_verify(struct pidx_index *idx)
+{
+	struct pidx_hash *h = to_hash(idx);
+	unsigned long weight, walked = 0, n;
+	struct pidx_hash_obj *o;
+	struct pidx_hash_tbl *t;
+	unsigned int bad = 0;
+	bool found;
+	u32 b;
+
+	flush_work(&h->resize_work);
+	t = rcu_dereference_protected(h->tbl, true);
+	if (t->shift < PIDX_HASH_MIN_SHIFT || t->shift > h->max_shift || t->gen > 1) {
+		pidx_hash_bad(&bad, "table shift %u (range %u..%u), generation %u",
+			      t->shift, PIDX_HASH_MIN_SHIFT, h->max_shift, t->gen);
+		return bad;
+	}
+	if (h->new_tbl)
+		pidx_hash_bad(&bad, "a resize left unfinished at bucket %u",
+			      h->copied);
+	for (b = 0; b < 1U << t->shift; b++) {
+		for (o = rcu_dereference_protected(t->buckets[b], true); o;
+		     o = rcu_dereference_protected(o->next[t->gen], true)) {
+			/* a cycle would never end: stop once past the count */
+			if (++walked > h->nr) {
+				pidx_hash_bad(&bad, "more than %u objects in the table",
+					      h->nr);
+				goto walked;
+			}
+			if (o->key < 1 || o->key >= h->pid_max)
+				pidx_hash_bad(&bad, "key %u outside [1, %u)",
+					      o->key, h->pid_max);
+			else if (!test_bit(o->key, h->map))
+				pidx_hash_bad(&bad, "key %u in the table, bit clear",
+					      o->key);
+			if (pidx_hash_bucket(t, o->key) != b)
+				pidx_hash_bad(&bad, "key %u in bucket %u, hashes to %u",
+					      o->key, b, pidx_hash_bucket(t, o->key));
+		}
+		if (!(b % PIDX_HASH_WALK_CHUNK))
+			cond_resched();
+	}
+	if (walked != h->nr)
+		pidx_hash_bad(&bad, "%lu objects in the table, count %u",
+			      walked, h->nr);
+walked:
+	weight = bitmap_weight(h->map, h->pid_max);
+	if (weight != h->nr)
+		pidx_hash_bad(&bad, "%lu bits set, count %u", weight, h->nr);
+	if (test_bit(0, h->map))
+		pidx_hash_bad(&bad, "bit 0 set");
+	for (n = 0; n < pidx_hash_map_words(h); n++)
+		if (test_bit(n, h->full) != (h->map[n] == ~0UL))
+			pidx_hash_bad(&bad, "summary bit %lu is %d, map word %#lx",
+				      n, test_bit(n, h->full), h->map[n]);
+	walked = 0;
+	for_each_set_bit(n, h->map, h->pid_max) {
+		rcu_read_lock();
+		found = pidx_hash_find(h, n);
+		rcu_read_unlock();
+		if (!found)
+			pidx_hash_bad(&bad, "bit %lu set, no object found", n);
+		if (!(++walked % PIDX_HASH_WALK_CHUNK))
+			cond_resched();
+	}
+	if (h->cursor > h->pid_max)
+		pidx_hash_bad(&bad, "cursor %u past pid_max %u", h->cursor,
+			      h->pid_max);
+	return bad;
+}
+
+/*
+ * Counted: the index itself, the whole bitmap and summary, the objects in the table and
+ * the bucket arrays (with their headers) of the table and of one being
+ * filled.  Not counted: objects removed and waiting out a grace period
+ * (pidx_mem still holds them until their callback runs) and slab overhead.
+ * A resize the worker has queued is let finish first (process context), so
+ * that the figure is what the index settles at for what it holds, not how
+ * far the worker happened to get.
+ */
+static size_t pidx_hash_mem_bytes(struct pidx_index *idx)
+{
+	struct pidx_hash *h = to_hash(idx);
+	unsigned long flags;
+	size_t bytes;
+
+	might_sleep();
+	flush_work(&h->resize_work);
+	spin_lock_irqsave(&h->lock, flags);
+	bytes = sizeof(*h) + pidx_hash_map_bytes(h) +
+		(size_t)h->nr * sizeof(struct pidx_hash_obj) +
+		pidx_hash_tbl_bytes(pidx_hash_wtbl(h)->shift);
+	if (h->new_tbl)
+		bytes += pidx_hash_tbl_bytes(h->new_tbl->shift);
+	spin_unlock_irqrestore(&h->lock, flags);
+	return bytes;
+}
+
+/*
+ * Chain statistics from one walk of the buckets, a chunk per RCU read-side
+ * section; a table switched meanwhile (a writer ran) ends the walk early and
+ * the figures cover the buckets walked.
+ */
+static void pidx_hash_describe(struct pidx_index *idx, char *buf, size_t len)
+{
+	struct pidx_hash *h = to_hash(idx);
+	u32 b, size, chain, chain_max = 0, nr, resizes, load_peak;
+	u64 elems = 0, probes = 0, load, mean;
+	struct pidx_hash_tbl *t, *first;
+	struct pidx_hash_obj *o;
+	unsigned long flags;
+
+	might_sleep();
+	flush_work(&h->resize_work);
+	spin_lock_irqsave(&h->lock, flags);
+	nr = h->nr;
+	resizes = h->resizes;
+	load_peak = h->load_peak;
+	spin_unlock_irqrestore(&h->lock, flags);
+
+	rcu_read_lock();
+	first = rcu_dereference(h->tbl);
+	size = 1U << first->shift;
+	for (b = 0; b < size; b++) {
+		if (b && !(b % PIDX_HASH_WALK_CHUNK)) {
+			rcu_read_unlock();
+			cond_resched();
+			rcu_read_lock();
+		}
+		t = rcu_dereference(h->tbl);
+		if (t != first)
+			break;
+		chain = 0;
+		for (o = rcu_dereference(t->buckets[b]); o;
+		     o = rcu_dereference(o->next[t->gen]))
+			probes += ++chain;
+		elems += chain;
+		chain_max = max(chain_max, chain);
+	}
+	rcu_read_unlock();
+
+	load = div_u64((u64)nr * 1000, size);
+	mean = elems ? div64_u64(probes * 1000, elems) : 0;
+	scnprintf(buf, len,
+		  "buckets=%u;elems=%u;load=%llu.%03llu;probes=%llu.%03llu;chain_max=%u;resizes=%u;load_peak=%u;bitmap_bytes=%zu;obj_bytes=%zu",
+		  size, nr, load / 1000, load % 1000, mean / 1000, mean % 1000,
+		  chain_max, resizes, load_peak, pidx_hash_map_bytes(h),
+		  sizeof(struct pidx_hash_obj));
+}
+
+const struct pidx_ops pidx_hash_ops = {
+	.name		= "hash",
+	.desc		= "pidmap bitmap + resizable RCU hash table (Linux before 4.15)",
+	.create		= pidx_hash_create,
+	.destroy	= pidx_hash_destroy,
+	.alloc		= pidx_hash_alloc,
+	.insert		= pidx_hash_insert,
+	.lookup		= pidx_hash_lookup,
+	.remove		= pidx_hash_remove,
+	.find_ge	= pidx_hash_find_ge,
+	.verify		= pidx_hash_verify,
+	.mem_bytes	= pidx_hash_mem_bytes,
+	.describe	= pidx_hash_describe,
+};

@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * "maple": the PID index as the kernel's maple tree (lib/maple_tree.c, 6.1),
+ * an RCU-safe B-tree of ranges, used through its exported API only.
+ *
+ * Shape.  Every node is one 256-byte object of the maple_node slab cache,
+ * aligned to 256.  Leaves (maple_leaf_64) hold up to 16 slots and 15 pivots;
+ * a slot covers the range that ends at its pivot.  The tree is created with
+ * MT_FLAGS_ALLOC_RANGE, so its internal nodes are maple_arange_64: 10 slots,
+ * 9 pivots and, per slot, the largest run of free numbers below it.  Each PID
+ * is stored alone as xa_mk_value(pid) on the range [pid, pid] (a value entry
+ * is never mistaken for a node or an internal entry), so a leaf holds 8 PIDs
+ * with free numbers between them and up to 16 in a dense run; adjacent free
+ * numbers are always one NULL range.
+ *
+ * A lookup (mtree_load) reads the root pointer and then, on each of the
+ * tree's height levels, the node's parent word (twice, to detect a node that
+ * was replaced under it), its data-end metadata, its pivots from the first
+ * until one is >= the key, and one slot: 3-4 of the node's 4 cache lines.
+ * Allocated in order, leaves fill to 15 PIDs and internal nodes to 8-9
+ * children, so the height is about 1 + log_9(n / 15): measured 3 levels at
+ * 1K PIDs, 5 at 32K, 7 at 1M (describe() reports it), against 2-4 levels of
+ * one or two lines each for the IDR.  Memory is 19.2 bytes per PID in that
+ * state, 26-27 after mixed churn and 38 once half the PIDs are freed.
+ *
+ * Cyclic allocation uses the free-run sizes of the internal nodes:
+ * mas_empty_area() descends only into subtrees that hold a free number in the
+ * window, so finding one is O(log n) however dense the space.
+ * mtree_alloc_range() is not used: in 6.1 it stores the entry over the whole
+ * window and returns no index when the tree is empty, and it takes the
+ * tree's internal lock, which this file does not use (below).
+ *
+ * Readers.  Without MT_FLAGS_USE_RCU the tree rewrites nodes in place and
+ * reuses them at once, and no lockless reader is safe.  With it, a write
+ * that changes a node's layout builds a new node, marks the old one dead and
+ * frees it after a grace period; one that only swaps a slot's entry (a PID
+ * between two PIDs removed, a one-number hole filled) is a single
+ * rcu_assign_pointer().  lookup and find_ge walk under rcu_read_lock()
+ * alone, and a walk that meets a dead node restarts from the root.  A PID
+ * present for the whole call is therefore always found; one being added or
+ * removed meanwhile may be seen either way.  A restarting reader waits for
+ * the writer that killed the node to link its replacement.
+ *
+ * Writers.  The tree's internal lock is a plain spin_lock, but writers run
+ * both in process context and in on_each_cpu() callbacks with interrupts
+ * off: a callback that interrupts a lock holder on the same CPU would spin
+ * forever, and so would a callback's reader that meets a node the
+ * interrupted writer has marked dead but not yet replaced.  The tree is
+ * therefore created with MT_FLAGS_LOCK_EXTERN and every writer holds an
+ * index spinlock taken with spin_lock_irqsave(), as alloc_pid() takes
+ * pidmap_lock; only the advanced mas_*() API is used, since the mtree_*()
+ * writers take the internal lock.  6.1 exports neither mas_preallocate() nor
+ * mas_nomem(), and with an external lock mas_nomem() never drops it, so every
+ * node is allocated under the lock, atomically: GFP_ATOMIC for a caller that
+ * may sleep, the caller's own flags otherwise.  Removal allocates too (in
+ * RCU mode the leaf is copied), so remove() can fail with -ENOMEM, which the
+ * IDR's cannot; mtree_erase() is not used: it retries with GFP_KERNEL.
+ *
+ * Memory: the nodes come from lib/maple_tree.c's cache, so they are not in
+ * pidx_mem; mem_bytes() counts them exactly by walking the tree under the
+ * lock, 256 bytes each, plus struct pidx_maple.  Nodes replaced by writes are
+ * RCU-freed by the maple tree and not counted once out of the tree.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/kernel.h>
+#include <linux/maple_tree.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
+
+#include "pidx.h"
+
+/* Reports beyond this many per walk only add to the count. */
+#define PIDX_MT_REPORT_MAX	10
+
+/*
+ * Node encodings private to lib/maple_tree.c (6.1) that the structural walk
+ * of verify() and mem_bytes() needs; the rest comes from maple_tree.h.
+ */
+#define PIDX_MT_ROOT_NODE	0x02UL	/* MAPLE_ROOT_NODE: ma_root is a node */
+#define PIDX_MT_ROOT_PARENT	0x01UL	/* MA_ROOT_PARENT: parent is the tree */
+#define PIDX_MT_PARENT_RANGE64	0x06UL	/* MAPLE_PARENT_RANGE64 */
+#define PIDX_MT_PARENT_SHIFT	3	/* MAPLE_PARENT_SLOT_SHIFT */
+#define PIDX_MT_LEAF_PIVOTS	(MAPLE_RANGE64_SLOTS - 1)
+#define PIDX_MT_ARANGE_PIVOTS	(MAPLE_ARANGE64_SLOTS - 1)
+/* mt_min_slots[]: a non-root node with fewer slots is rebalanced */
+#define PIDX_MT_LEAF_MIN	(MAPLE_RANGE64_SLOTS / 2 - 2)
+#define PIDX_MT_ARANGE_MIN	(MAPLE_ARANGE64_SLOTS / 2 - 1)
+
+struct pidx_maple {
+	struct maple_tree mt;
+	spinlock_t lock;	/* the tree's external lock: all writers */
+	u32 pid_max;
+	u32 cursor;		/* idr_next of idr_alloc_cyclic() */
+	u32 count;		/* PIDs stored, for verify() */
+};
+
+static inline struct pidx_maple *to_pidx_maple(struct pidx_index *idx)
+{
+	return (struct pidx_maple *)idx;
+}
+
+static inline struct maple_tree *to_mt(struct pidx_index *idx)
+{
+	return &to_pidx_maple(idx)->mt;
+}
+
+/* Allocations happen under m->lock with interrupts off: never sleep there. */
+static inline gfp_t pidx_mt_gfp(gfp_t gfp)
+{
+	return gfpflags_allow_blocking(gfp) ? GFP_ATOMIC : gfp;
+}
+
+static struct pidx_index *pidx_maple_create(const struct pidx_params *p)
+{
+	struct pidx_maple *m = kzalloc(sizeof(*m), GFP_KERNEL);
+
+	if (!m)
+		return ERR_PTR(-ENOMEM);
+	pidx_mem_charge(sizeof(*m));
+	spin_lock_init(&m->lock);
+	mt_init_flags(&m->mt, MT_FLAGS_ALLOC_RANGE | MT_FLAGS_USE_RCU |
+			      MT_FLAGS_LOCK_EXTERN);
+	/* lets the tree's lockdep checks see m->lock as its lock */
+	mt_set_external_lock(&m->mt, &m->lock);
+	m->pid_max = p->pid_max;
+	return (struct pidx_index *)m;
+}
+
+static void pidx_maple_destroy(struct pidx_index *idx)
+{
+	struct pidx_maple *m = to_pidx_maple(idx);
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->lock, flags);
+	/* in RCU mode the nodes go back to their cache from one RCU callback */
+	__mt_destroy(&m->mt);
+	spin_unlock_irqrestore(&m->lock, flags);
+	/* ... and so do those that writes replaced: the contract is all freed */
+	rcu_barrier();
+	pidx_mem_uncharge(sizeof(*m));
+	kfree(m);
+}
+
+/* The first free number in [lo, pid_max), or -ENOSPC; m->lock held. */
+static long pidx_mt_first_free(struct pidx_maple *m, unsigned long lo)
+{
+	MA_STATE(mas, &m->mt, lo, lo);
+	unsigned long hi = m->pid_max - 1;
+	int ret;
+
+	if (lo > hi)
+		return -ENOSPC;
+	/* mas_empty_area() refuses a window of one number (min >= max) */
+	if (lo == hi)
+		return mas_walk(&mas) ? -ENOSPC : lo;
+	ret = mas_empty_area(&mas, lo, hi, 1);
+	if (ret)
+		return ret == -EBUSY ? -ENOSPC : ret;
+	if (WARN_ON_ONCE(mas.index < lo || mas.index > hi))
+		return -ENOSPC;
+	return mas.index;
+}
+
+/*
+ * Stores @entry alone on [pid, pid]; m->lock held.  A fresh maple state walks
+ * from the root again rather than reusing the one a search or a lookup left
+ * at the leaf: 6.1's own mas_erase() resets its state after its walk so that
+ * a write at a node's last slot is seen to span, and mtree_alloc_range()
+ * re-derives the leaf's limits (mas_fill_gap()) before it stores.
+ */
+static int pidx_mt_store(struct pidx_maple *m, unsigned long pid, void *entry,
+			 gfp_t gfp)
+{
+	MA_STATE(mas, &m->mt, pid, pid);
+
+	return mas_store_gfp(&mas, entry, pidx_mt_gfp(gfp));
+}
+
+static int pidx_maple_alloc(struct pidx_index *idx, gfp_t gfp)
+{
+	struct pidx_maple *m = to_pidx_maple(idx);
+	unsigned long flags;
+	u32 floor, start;
+	long pid;
+	int ret;
+
+	spin_lock_irqsave(&m->lock, flags);
+	floor = pidx_alloc_floor(m->cursor);
+	start = max(m->cursor, floor);
+	pid = pidx_mt_first_free(m, start);
+	if (pid == -ENOSPC && start > floor)
+		pid = pidx_mt_first_free(m, floor);
+	if (pid < 0) {
+		ret = pid;
+		goto unlock;
+	}
+	/* the whole entry is stored in one step: it is published on return */
+	ret = pidx_mt_store(m, pid, xa_mk_value(pid), gfp);
+	if (ret)
+		goto unlock;
+	m->cursor = pid + 1;
+	m->count++;
+	ret = pid;
+unlock:
+	spin_unlock_irqrestore(&m->lock, flags);
+	return ret;
+}
+
+static int pidx_maple_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
+{
+	MA_STATE(mas, to_mt(idx), pid, pid);
+	struct pidx_maple *m = to_pidx_maple(idx);
+	unsigned long flags;
+	int ret;
+
+	if (pid < 1 || pid >= m->pid_max)
+		return -EINVAL;
+	spin_lock_irqsave(&m->lock, flags);
+	if (mas_walk(&mas)) {
+		ret = -EEXIST;
+		goto unlock;
+	}
+	ret = pidx_mt_store(m, pid, xa_mk_value(pid), gfp);
+	if (!ret)
+		m->count++;
+unlock:
+	spin_unlock_irqrestore(&m->lock, flags);
+	return ret;
+}
+
+static bool pidx_maple_lookup(struct pidx_index *idx, u32 pid)
+{
+	struct pidx_maple *m = to_pidx_maple(idx);
+
+	return mtree_load(&m->mt, pid) == xa_mk_value(pid);
+}
+
+static int pidx_maple_remove(struct pidx_index *idx, u32 pid)
+{
+	MA_STATE(mas, to_mt(idx), pid, pid);
+	struct pidx_maple *m = to_pidx_maple(idx);
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&m->lock, flags);
+	if (mas_walk(&mas) != xa_mk_value(pid)) {
+		ret = -ENOENT;
+		goto unlock;
+	}
+	/*
+	 * mas_erase() would retry a failed allocation with GFP_KERNEL; remove
+	 * has no gfp and may run with interrupts off.
+	 */
+	ret = pidx_mt_store(m, pid, NULL, GFP_ATOMIC);
+	if (!ret)
+		m->count--;
+unlock:
+	spin_unlock_irqrestore(&m->lock, flags);
+	return ret;
+}
+
+static int pidx_maple_find_ge(struct pidx_index *idx, u32 pid)
+{
+	MA_STATE(mas, to_mt(idx), pid, pid);
+	struct pidx_maple *m = to_pidx_maple(idx);
+	void *entry;
+
+	if (pid >= m->pid_max)
+		return -ENOENT;
+	rcu_read_lock();
+	/* a walk that meets a dead node restarts inside mas_find() */
+	entry = mas_find(&mas, m->pid_max - 1);
+	rcu_read_unlock();
+	/* the key comes from the entry, not from a state that may have restarted */
+	return entry ? (int)xa_to_value(entry) : -ENOENT;
+}
+
+struct pidx_mt_walk {
+	struct pidx_maple *m;
+	const char *via;		/* which pass complains; NULL: silent */
+	unsigned long nodes;
+	unsigned long leaves;
+	unsigned long entries;
+	/* balance, not correctness: non-root nodes below mt_min_slots[] */
+	unsigned long underfull;
+	unsigned long last_key;		/* highest PID met so far */
+	unsigned int height;
+	unsigned int bad;
+	bool prev_null;			/* the range before this one is free */
+};
+
+static void pidx_mt_complain(struct pidx_mt_walk *w, const char *what,
+			     unsigned long where)
+{
+	if (w->bad++ < PIDX_MT_REPORT_MAX && w->via)
+		pr_err("maple: %s: %s at %lu\n", w->via, what, where);
+}
+
+static inline void *pidx_mt_slot(struct pidx_maple *m, void __rcu **slots,
+				 unsigned int i)
+{
+	return rcu_dereference_protected(slots[i], lockdep_is_held(&m->lock));
+}
+
+/* ma_data_end(): the last slot in use. */
+static unsigned int pidx_mt_data_end(struct maple_node *node, bool leaf,
+				     unsigned long max)
+{
+	unsigned long last_piv;
+
+	if (!leaf)
+		return node->ma64.meta.end;
+	last_piv = node->mr64.pivot[PIDX_MT_LEAF_PIVOTS - 1];
+	if (!last_piv)
+		return node->mr64.meta.end;
+	if (last_piv == max)
+		return PIDX_MT_LEAF_PIVOTS - 1;
+	return PIDX_MT_LEAF_PIVOTS;
+}
+
+/* One leaf slot [lo, hi]: each PID alone, in order, holding its own number. */
+static void pidx_mt_walk_entry(struct pidx_mt_walk *w, void *entry,
+			       unsigned long lo, unsigned long hi)
+{
+	if (!entry) {
+		if (w->prev_null)
+			pidx_mt_complain(w, "two free ranges in a row", lo);
+		w->prev_null = true;
+		return;
+	}
+	w->prev_null = false;
+	if (w->entries++ && lo <= w->last_key)
+		pidx_mt_complain(w, "PIDs out of order", lo);
+	w->last_key = hi;
+	if (lo != hi)
+		pidx_mt_complain(w, "entry covers more than one number", lo);
+	else if (entry != xa_mk_value(lo))
+		pidx_mt_complain(w, "entry does not hold its own PID", lo);
+	else if (lo < 1 || lo >= w->m->pid_max)
+		pidx_mt_complain(w, "entry outside [1, pid_max)", lo);
+}
+
+/*
+ * Checks what lib/maple_tree.c's mt_validate() checks (only built with
+ * CONFIG_DEBUG_MAPLE_TREE) on one node and below it, and returns the largest
+ * free run under it, which the parent must record.  Recursion depth is the
+ * tree height: at most 8 levels below 2^22 PIDs.
+ */
+static unsigned long pidx_mt_walk_node(struct pidx_mt_walk *w,
+				       struct maple_enode *enode,
+				       struct maple_node *parent,
+				       unsigned int poff, unsigned long min,
+				       unsigned long max, unsigned int depth)
+{
+	struct maple_node *node = (void *)((unsigned long)enode & ~MAPLE_NODE_MASK);
+	enum maple_type type = ((unsigned long)enode >> MAPLE_NODE_TYPE_SHIFT) &
+			       MAPLE_NODE_TYPE_MASK;
+	unsigned long pval = (unsigned long)node->parent;
+	unsigned long lo = min, hi, gap = 0, max_gap = 0;
+	bool leaf = depth == w->height;
+	unsigned long *pivots, *gaps;
+	unsigned int i, end, npiv;
+	void __rcu **slots;
+
+	w->nodes++;
+	if ((pval & ~MAPLE_NODE_MASK) == (unsigned long)node) {
+		pidx_mt_complain(w, "dead node in the tree", min);
+		return 0;
+	}
+	if (!parent && pval != ((unsigned long)&w->m->mt | PIDX_MT_ROOT_PARENT))
+		pidx_mt_complain(w, "root does not point to the tree", min);
+	if (parent && ((pval & ~MAPLE_NODE_MASK) != (unsigned long)parent ||
+		       (pval & MAPLE_NODE_MASK) !=
+		       ((poff << PIDX_MT_PARENT_SHIFT) | PIDX_MT_PARENT_RANGE64)))
+		pidx_mt_complain(w, "node parent link broken", min);
+	if (type != (leaf ? maple_leaf_64 : maple_arange_64)) {
+		pidx_mt_complain(w, "node type wrong for its depth", min);
+		return 0;
+	}
+	if (leaf) {
+		w->leaves++;
+		pivots = node->mr64.pivot;
+		slots = node->mr64.slot;
+		gaps = NULL;
+		npiv = PIDX_MT_LEAF_PIVOTS;
+	} else {
+		pivots = node->ma64.pivot;
+		slots = node->ma64.slot;
+		gaps = node->ma64.gap;
+		npiv = PIDX_MT_ARANGE_PIVOTS;
+	}
+	end = pidx_mt_data_end(node, leaf, max);
+	if (end > npiv) {
+		pidx_mt_complain(w, "node data end beyond its slots", min);
+		return 0;
+	}
+	if (parent && max != ULONG_MAX &&
+	    end < (leaf ? PIDX_MT_LEAF_MIN : PIDX_MT_ARANGE_MIN))
+		w->underfull++;
+
+	for (i = 0; i <= end; i++) {
+		void *slot = pidx_mt_slot(w->m, slots, i);
+
+		/* mas_logical_pivot(): a zero pivot past slot 0 means max */
+		hi = i < npiv && (pivots[i] || !i) ? pivots[i] : max;
+		if (hi < lo || hi > max) {
+			pidx_mt_complain(w, "pivot outside the node's range", lo);
+			return max_gap;
+		}
+		if (i == end && hi != max)
+			pidx_mt_complain(w, "node does not reach its limit", hi);
+
+		if (leaf) {
+			pidx_mt_walk_entry(w, slot, lo, hi);
+			/* as mas_validate_gaps() counts a leaf's free runs */
+			gap = slot ? 0 : gap + (hi - lo + 1);
+			max_gap = max(max_gap, gap);
+		} else if (!slot) {
+			pidx_mt_complain(w, "internal node with an empty slot", lo);
+		} else {
+			gap = pidx_mt_walk_node(w, slot, node, i, lo, hi,
+						depth + 1);
+			/* a smaller record would hide free numbers from alloc */
+			if (gaps[i] != gap)
+				pidx_mt_complain(w, "recorded free run differs from the subtree's",
+						 lo);
+			max_gap = max(max_gap, gaps[i]);
+		}
+		lo = hi + 1;
+	}
+	return max_gap;
+}
+
+static struct pidx_mt_walk pidx_mt_walk(struct pidx_maple *m, const char *via)
+{
+	struct pidx_mt_walk w = { .m = m, .via = via };
+	unsigned long flags;
+	void *root;
+
+	spin_lock_irqsave(&m->lock, flags);
+	w.height = mt_height(&m->mt);
+	root = rcu_dereference_protected(m->mt.ma_root,
+					 lockdep_is_held(&m->lock));
+	if (root && !xa_is_node(root))
+		pidx_mt_complain(&w, "single entry in the root pointer", 0);
+	else if (root && w.height < 1)
+		pidx_mt_complain(&w, "tree of nodes with height 0", 0);
+	else if (root)
+		pidx_mt_walk_node(&w, (void *)((unsigned long)root &
+					       ~PIDX_MT_ROOT_NODE),
+				  NULL, 0, 0, ULONG_MAX, 1);
+	if (w.entries != m->count)
+		pidx_mt_complain(&w, "PIDs in the tree differ from those stored",
+				 w.entries);
+	if (m->cursor > m->pid_max)
+		pidx_mt_complain(&w, "cursor beyond pid_max", m->cursor);
+	spin_unlock_irqrestore(&m->lock, flags);
+	return w;
+}
+
+/* What readers see: the iterator itself, over the whole index space. */
+static unsigned int pidx_mt_check_iter(struct pidx_maple *m)
+{
+	MA_STATE(mas, &m->mt, 0, 0);
+	struct pidx_mt_walk w = { .m = m, .via = "mas_for_each" };
+	unsigned long flags;
+	void *entry;
+
+	spin_lock_irqsave(&m->lock, flags);
+	mas_for_each(&mas, entry, ULONG_MAX)
+		pidx_mt_walk_entry(&w, entry, mas.index, mas.last);
+	if (w.entries != m->count)
+		pidx_mt_complain(&w, "PIDs seen differ from those stored",
+				 w.entries);
+	spin_unlock_irqrestore(&m->lock, flags);
+	return w.bad;
+}
+
+static unsigned int pidx_maple_verify(struct pidx_index *idx)
+{
+	struct pidx_maple *m = to_pidx_maple(idx);
+
+	return pidx_mt_walk(m, "tree").bad + pidx_mt_check_iter(m);
+}
+
+static size_t pidx_maple_mem_bytes(struct pidx_index *idx)
+{
+	struct pidx_maple *m = to_pidx_maple(idx);
+
+	return sizeof(*m) + pidx_mt_walk(m, NULL).nodes * sizeof(struct maple_node);
+}
+
+static void pidx_maple_describe(struct pidx_index *idx, char *buf, size_t len)
+{
+	struct pidx_mt_walk w = pidx_mt_walk(to_pidx_maple(idx), NULL);
+
+	snprintf(buf, len,
+		 "height=%u;nodes=%lu;leaves=%lu;node_bytes=%zu;entries=%lu;underfull=%lu",
+		 w.height, w.nodes, w.leaves, sizeof(struct maple_node),
+		 w.entries, w.underfull);
+}
+
+const struct pidx_ops pidx_maple_ops = {
+	.name		= "maple",
+	.desc		= "kernel maple tree: RCU B-tree, gap-tracked alloc, irq-safe lock",
+	.create		= pidx_maple_create,
+	.destroy	= pidx_maple_destroy,
+	.alloc		= pidx_maple_alloc,
+	.insert		= pidx_maple_insert,
+	.lookup		= pidx_maple_lookup,
+	.remove		= pidx_maple_remove,
+	.find_ge	= pidx_maple_find_ge,
+	.verify		= pidx_maple_verify,
+	.mem_bytes	= pidx_maple_mem_bytes,
+	.describe	= pidx_maple_describe,
+};
