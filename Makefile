@@ -6,7 +6,7 @@
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 
-.PHONY: all module clean install help check check-debug bench
+.PHONY: all module clean install help check check-debug check-matrix bench
 
 # Without headers, one line that says what to do, instead of Kbuild's errors.
 ifneq ($(filter all module install,$(or $(MAKECMDGOALS),all)),)
@@ -35,6 +35,10 @@ check:
 check-debug:
 	@tests/run-all.sh --debug-kernel
 
+# Build and guest-test pidx.ko on Debian 11, 12 and 13 stock kernels (chroots, cached).
+check-matrix:
+	@scripts/check-matrix.sh
+
 # The main job: sweep, record, plot (natively, or in a stock kernel under QEMU).
 bench:
 	@scripts/bench.sh $(if $(filter 1 yes true,$(FULL)),--full)
@@ -46,5 +50,6 @@ help:
 	@echo "  make install    modules_install into /lib/modules/<release>/"
 	@echo "  make check      the whole test suite (installs prerequisites as root)"
 	@echo "  make check-debug the guest tests again under a KASAN/lockdep kernel (built once)"
+	@echo "  make check-matrix build + guest suite on Debian 11/12/13 stock kernels (root; chroots cached)"
 	@echo "  make bench      benchmark sweep and plots (FULL=1 for the full sweep); see scripts/bench.sh --help"
 	@echo "variables: KDIR=<headers dir>  KVER=<kernel release>  W=1  C=1"

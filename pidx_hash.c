@@ -80,6 +80,8 @@
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
+/* kvzalloc(), kvcalloc(), kvfree(): in mm.h, not slab.h, before v5.16 */
+#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
 #include <linux/rcupdate.h>

@@ -6,9 +6,10 @@
 # "GUEST-SUMMARY N passed, N failed" at the end; exits 1 on any failure.
 # Results land in $OUT (results.csv of the workload matrix, test log).
 #
-# Usage: suite.sh [full|quick|smoke|debug|only t_name...]
+# Usage: suite.sh [full|quick|matrix|smoke|debug|only t_name...]
 #   full:  everything (the 2-vCPU boot); debug: the same under the debug kernel
 #   quick: load, selftest, the workload matrix (the 1- and 4-vCPU boots)
+#   matrix: quick, plus bad input and load/unload cycles (other Debian kernels)
 #   smoke: load and selftest (the DKMS-built module)
 
 LEVEL=${1:-full}
@@ -337,6 +338,10 @@ full|debug)
 	t_bad_input
 	t_dense
 	t_busy
+	t_cycles
+	;;
+matrix)
+	t_bad_input
 	t_cycles
 	;;
 esac
