@@ -27,9 +27,10 @@
  *  - mem_bytes(): memory the index holds now, in bytes.
  *
  * alloc/insert/remove may be called from any context, including the
- * interrupts-off callback of on_each_cpu(): @gfp says whether they may sleep
- * (GFP_KERNEL from process context, GFP_ATOMIC otherwise).  Writers are
- * serialized by each index as it sees fit.
+ * interrupts-off callback of on_each_cpu(), unless the index sets
+ * writers_need_irqs_on: @gfp says whether they may sleep (GFP_KERNEL from
+ * process context, GFP_ATOMIC otherwise).  Writers are serialized by each
+ * index as it sees fit.
  *
  * Adding an index is one new file defining a struct pidx_ops and one line in
  * pidx_index_table[] (pidx_core.c).
@@ -66,6 +67,11 @@ struct pidx_ops {
 	const char *desc;
 	/* the null index: measures the engine only, its contents are not checked */
 	bool no_contents;
+	/*
+	 * alloc/insert/remove must not run with interrupts off (the structure's
+	 * allocator turns them back on): ipi storms that write skip this index.
+	 */
+	bool writers_need_irqs_on;
 
 	/* Process context; returns ERR_PTR() on failure. */
 	struct pidx_index *(*create)(const struct pidx_params *p);

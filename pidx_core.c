@@ -70,6 +70,7 @@ LIST_HEAD(pidx_results);
 /* guards pidx_results: readers of results.csv may read during a run */
 DEFINE_MUTEX(pidx_results_lock);
 u32 pidx_run_no;
+unsigned long pidx_run_skipped;
 enum pidx_last_cmd pidx_last_cmd;
 int pidx_last_rc;
 const char *pidx_last_why = "";
@@ -897,6 +898,19 @@ out:
 	return 0;
 }
 
+static bool pidx_workload_writes(const struct pidx_config *cfg)
+{
+	switch (cfg->workload) {
+	case PIDX_WL_LOOKUP:
+	case PIDX_WL_ITERATE:
+		return false;
+	case PIDX_WL_MIXED:
+		return cfg->mix[PIDX_MIX_INSERT] || cfg->mix[PIDX_MIX_DELETE];
+	default:
+		return true;
+	}
+}
+
 /* Checks that depend on several settings at once, made again at run time. */
 static int pidx_check_config(const struct pidx_config *cfg, const char **why)
 {
@@ -946,10 +960,20 @@ int pidx_run(void)
 		goto out;
 	}
 	pidx_run_no++;
+	pidx_run_skipped = 0;
+	for (i = 0; i < pidx_nr_indexes; i++) {
+		if ((cfg.indexes & BIT(i)) && cfg.mode == PIDX_MODE_IPI &&
+		    pidx_index_table[i]->writers_need_irqs_on &&
+		    pidx_workload_writes(&cfg)) {
+			pidx_run_skipped |= BIT(i);
+			pr_info("pidx: %s skipped: its writers cannot run with interrupts off\n",
+				pidx_index_table[i]->name);
+		}
+	}
 	/* repeats interleave the indexes so drift hits them all alike */
 	for (rep = 0; rep < cfg.repeat && !ret; rep++) {
 		for (i = 0; i < pidx_nr_indexes && !ret; i++) {
-			if (cfg.indexes & BIT(i))
+			if ((cfg.indexes & ~pidx_run_skipped) & BIT(i))
 				ret = pidx_storm_one(pidx_index_table[i], &cfg, rep);
 		}
 	}

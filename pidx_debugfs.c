@@ -509,6 +509,16 @@ static void pidx_show_summary(struct seq_file *m, struct list_head *first)
 	kfree(v);
 }
 
+static void pidx_show_skipped(struct seq_file *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < pidx_nr_indexes; i++)
+		if (pidx_run_skipped & BIT(i))
+			seq_printf(m, "skipped: %s: its writers cannot run with interrupts off, as ipi storms that write need\n",
+				   pidx_index_table[i]->name);
+}
+
 static int pidx_result_show(struct seq_file *m, void *v)
 {
 	struct pidx_result *r, *first = NULL;
@@ -531,6 +541,7 @@ static int pidx_result_show(struct seq_file *m, void *v)
 		pidx_show_summary(m, &first->node);
 	else
 		seq_puts(m, "no results: write run to testcase\n");
+	pidx_show_skipped(m);
 	mutex_unlock(&pidx_results_lock);
 	return 0;
 }

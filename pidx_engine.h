@@ -100,6 +100,8 @@ struct pidx_result {
 extern struct list_head pidx_results;
 extern struct mutex pidx_results_lock;
 extern u32 pidx_run_no;
+/* indexes the last run left out: they cannot take its writers (see pidx.h) */
+extern unsigned long pidx_run_skipped;
 
 /* Text of the last selftest, shown by test_result after a selftest. */
 struct pidx_log {

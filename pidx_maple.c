@@ -41,20 +41,22 @@
  * removed meanwhile may be seen either way.  A restarting reader waits for
  * the writer that killed the node to link its replacement.
  *
- * Writers.  The tree's internal lock is a plain spin_lock, but writers run
- * both in process context and in on_each_cpu() callbacks with interrupts
- * off: a callback that interrupts a lock holder on the same CPU would spin
- * forever, and so would a callback's reader that meets a node the
- * interrupted writer has marked dead but not yet replaced.  The tree is
- * therefore created with MT_FLAGS_LOCK_EXTERN and every writer holds an
- * index spinlock taken with spin_lock_irqsave(), as alloc_pid() takes
- * pidmap_lock; only the advanced mas_*() API is used, since the mtree_*()
- * writers take the internal lock.  6.1 exports neither mas_preallocate() nor
- * mas_nomem(), and with an external lock mas_nomem() never drops it, so every
- * node is allocated under the lock, atomically: GFP_ATOMIC for a caller that
- * may sleep, the caller's own flags otherwise.  Removal allocates too (in
- * RCU mode the leaf is copied), so remove() can fail with -ENOMEM, which the
- * IDR's cannot; mtree_erase() is not used: it retries with GFP_KERNEL.
+ * Writers.  In 6.1 the tree takes its nodes from kmem_cache_alloc_bulk(),
+ * which turns interrupts back on before it returns (mm/slub.c: "interrupts
+ * must be enabled when calling this function"), whatever the gfp.  So no
+ * write may run with interrupts off: not under spin_lock_irqsave(), not in an
+ * on_each_cpu() callback.  The debug kernel's lockdep caught the first design
+ * (an irq-safe lock, writers called from IPIs) as "inconsistent lock state".
+ * The index therefore sets writers_need_irqs_on: the engine calls its writers
+ * from process context only, and ipi storms that write skip it.  Writers
+ * hold an index spinlock (MT_FLAGS_LOCK_EXTERN, plain spin_lock) and use the
+ * advanced mas_*() API, since the mtree_*() writers take the tree's internal
+ * lock.  6.1 exports neither mas_preallocate() nor mas_nomem(), and with an
+ * external lock mas_nomem() never drops it, so every node is allocated under
+ * the lock, atomically (GFP_ATOMIC: the lock forbids sleeping).  Removal
+ * allocates too (in RCU mode the leaf is copied), so remove() can fail with
+ * -ENOMEM, which the IDR's cannot; mtree_erase() is not used: it retries
+ * with GFP_KERNEL.
  *
  * Memory: the nodes come from lib/maple_tree.c's cache, so they are not in
  * pidx_mem; mem_bytes() counts them exactly by walking the tree under the
@@ -108,7 +110,7 @@ static inline struct maple_tree *to_mt(struct pidx_index *idx)
 	return &to_pidx_maple(idx)->mt;
 }
 
-/* Allocations happen under m->lock with interrupts off: never sleep there. */
+/* Allocations happen under m->lock: never sleep there. */
 static inline gfp_t pidx_mt_gfp(gfp_t gfp)
 {
 	return gfpflags_allow_blocking(gfp) ? GFP_ATOMIC : gfp;
@@ -133,12 +135,11 @@ static struct pidx_index *pidx_maple_create(const struct pidx_params *p)
 static void pidx_maple_destroy(struct pidx_index *idx)
 {
 	struct pidx_maple *m = to_pidx_maple(idx);
-	unsigned long flags;
 
-	spin_lock_irqsave(&m->lock, flags);
+	spin_lock(&m->lock);
 	/* in RCU mode the nodes go back to their cache from one RCU callback */
 	__mt_destroy(&m->mt);
-	spin_unlock_irqrestore(&m->lock, flags);
+	spin_unlock(&m->lock);
 	/* ... and so do those that writes replaced: the contract is all freed */
 	rcu_barrier();
 	pidx_mem_uncharge(sizeof(*m));
@@ -183,12 +184,11 @@ static int pidx_mt_store(struct pidx_maple *m, unsigned long pid, void *entry,
 static int pidx_maple_alloc(struct pidx_index *idx, gfp_t gfp)
 {
 	struct pidx_maple *m = to_pidx_maple(idx);
-	unsigned long flags;
 	u32 floor, start;
 	long pid;
 	int ret;
 
-	spin_lock_irqsave(&m->lock, flags);
+	spin_lock(&m->lock);
 	floor = pidx_alloc_floor(m->cursor);
 	start = max(m->cursor, floor);
 	pid = pidx_mt_first_free(m, start);
@@ -206,7 +206,7 @@ static int pidx_maple_alloc(struct pidx_index *idx, gfp_t gfp)
 	m->count++;
 	ret = pid;
 unlock:
-	spin_unlock_irqrestore(&m->lock, flags);
+	spin_unlock(&m->lock);
 	return ret;
 }
 
@@ -214,12 +214,11 @@ static int pidx_maple_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
 {
 	MA_STATE(mas, to_mt(idx), pid, pid);
 	struct pidx_maple *m = to_pidx_maple(idx);
-	unsigned long flags;
 	int ret;
 
 	if (pid < 1 || pid >= m->pid_max)
 		return -EINVAL;
-	spin_lock_irqsave(&m->lock, flags);
+	spin_lock(&m->lock);
 	if (mas_walk(&mas)) {
 		ret = -EEXIST;
 		goto unlock;
@@ -228,7 +227,7 @@ static int pidx_maple_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
 	if (!ret)
 		m->count++;
 unlock:
-	spin_unlock_irqrestore(&m->lock, flags);
+	spin_unlock(&m->lock);
 	return ret;
 }
 
@@ -243,23 +242,19 @@ static int pidx_maple_remove(struct pidx_index *idx, u32 pid)
 {
 	MA_STATE(mas, to_mt(idx), pid, pid);
 	struct pidx_maple *m = to_pidx_maple(idx);
-	unsigned long flags;
 	int ret;
 
-	spin_lock_irqsave(&m->lock, flags);
+	spin_lock(&m->lock);
 	if (mas_walk(&mas) != xa_mk_value(pid)) {
 		ret = -ENOENT;
 		goto unlock;
 	}
-	/*
-	 * mas_erase() would retry a failed allocation with GFP_KERNEL; remove
-	 * has no gfp and may run with interrupts off.
-	 */
+	/* mas_erase() would retry a failed allocation with GFP_KERNEL */
 	ret = pidx_mt_store(m, pid, NULL, GFP_ATOMIC);
 	if (!ret)
 		m->count--;
 unlock:
-	spin_unlock_irqrestore(&m->lock, flags);
+	spin_unlock(&m->lock);
 	return ret;
 }
 
@@ -438,10 +433,9 @@ static unsigned long pidx_mt_walk_node(struct pidx_mt_walk *w,
 static struct pidx_mt_walk pidx_mt_walk(struct pidx_maple *m, const char *via)
 {
 	struct pidx_mt_walk w = { .m = m, .via = via };
-	unsigned long flags;
 	void *root;
 
-	spin_lock_irqsave(&m->lock, flags);
+	spin_lock(&m->lock);
 	w.height = mt_height(&m->mt);
 	root = rcu_dereference_protected(m->mt.ma_root,
 					 lockdep_is_held(&m->lock));
@@ -458,7 +452,7 @@ static struct pidx_mt_walk pidx_mt_walk(struct pidx_maple *m, const char *via)
 				 w.entries);
 	if (m->cursor > m->pid_max)
 		pidx_mt_complain(&w, "cursor beyond pid_max", m->cursor);
-	spin_unlock_irqrestore(&m->lock, flags);
+	spin_unlock(&m->lock);
 	return w;
 }
 
@@ -467,16 +461,15 @@ static unsigned int pidx_mt_check_iter(struct pidx_maple *m)
 {
 	MA_STATE(mas, &m->mt, 0, 0);
 	struct pidx_mt_walk w = { .m = m, .via = "mas_for_each" };
-	unsigned long flags;
 	void *entry;
 
-	spin_lock_irqsave(&m->lock, flags);
+	spin_lock(&m->lock);
 	mas_for_each(&mas, entry, ULONG_MAX)
 		pidx_mt_walk_entry(&w, entry, mas.index, mas.last);
 	if (w.entries != m->count)
 		pidx_mt_complain(&w, "PIDs seen differ from those stored",
 				 w.entries);
-	spin_unlock_irqrestore(&m->lock, flags);
+	spin_unlock(&m->lock);
 	return w.bad;
 }
 
@@ -506,7 +499,8 @@ static void pidx_maple_describe(struct pidx_index *idx, char *buf, size_t len)
 
 const struct pidx_ops pidx_maple_ops = {
 	.name		= "maple",
-	.desc		= "kernel maple tree: RCU B-tree, gap-tracked alloc, irq-safe lock",
+	.desc		= "kernel maple tree: RCU B-tree, gap-tracked alloc; writers need irqs on",
+	.writers_need_irqs_on = true,
 	.create		= pidx_maple_create,
 	.destroy	= pidx_maple_destroy,
 	.alloc		= pidx_maple_alloc,

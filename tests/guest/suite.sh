@@ -7,7 +7,8 @@
 # Results land in $OUT (results.csv of the workload matrix, test log).
 #
 # Usage: suite.sh [full|quick|matrix|smoke|debug|only t_name...]
-#   full:  everything (the 2-vCPU boot); debug: the same under the debug kernel
+#   full:  everything (the 2-vCPU boot)
+#   debug: all but the long dense-allocation and busy storms (debug kernel)
 #   quick: load, selftest, the workload matrix (the 1- and 4-vCPU boots)
 #   matrix: quick, plus bad input and load/unload cycles (other Debian kernels)
 #   smoke: load and selftest (the DKMS-built module)
@@ -124,6 +125,9 @@ t_matrix() {
 				ops=$(echo "$rows" | awk -F, -v ix="$ix" '$2 == ix { print $13 }')
 				if [ "$v" = yes ] && [ "$ops" = $((NCPUS * 1000)) ]; then
 					pass "storm $name $ix verified"
+				elif [ -z "$v" ] && [ "$mode" = ipi ] && grep -q "^skipped: $ix:" $D/test_result; then
+					# an index whose writers need interrupts on (maple) sits out ipi writes
+					pass "storm $name $ix skipped, as test_result says"
 				else
 					fail "storm $name $ix" "verified=yes and $((NCPUS * 1000)) ops, saw verified='$v' ops='$ops'"
 					grep "^$ix " $D/test_result
@@ -264,7 +268,7 @@ nsop() {
 # linear probe over ~29000 taken numbers would.  And a full space answers
 # -ENOSPC promptly.
 t_dense() {
-	set_all indexes=all workload=fork mode=ipi pid_max=32768 fork_window=16 ops=20000 repeat=1
+	set_all indexes=all workload=fork mode=kthread pid_max=32768 fork_window=16 ops=20000 repeat=1
 	set_all keys=1024
 	wr testcase run >/dev/null
 	for ix in $INDEXES; do eval "sparse_$ix=\$(nsop \"$ix\")"; done
@@ -289,13 +293,13 @@ t_dense() {
 		f=$(echo "$row" | cut -d' ' -f1)
 		n=$(echo "$row" | cut -d' ' -f2)
 		v=$(echo "$row" | cut -d' ' -f3)
-		if [ "${f:-0}" -ge $((NCPUS * 2000 - 67)) ] && [ "${n:-999999}" -lt 20000 ] && [ "$v" = yes ]; then
+		if [ "${f:-0}" -ge $((NCPUS * 2000 - 67)) ] && [ "${n:-999999}" -lt 100000 ] && [ "$v" = yes ]; then
 			pass "alloc in a full space fails promptly with ENOSPC ($ix: $n ns/op)"
 		else
-			fail "full space $ix" "fails >= $((NCPUS * 2000 - 67)), ns/op < 20000, verified, saw '$row'"
+			fail "full space $ix" "fails >= $((NCPUS * 2000 - 67)), ns/op < 100000, verified, saw '$row'"
 		fi
 	done
-	set_all keys=1024 workload=lookup mix=90/5/5 ops=500 fork_window=64
+	set_all keys=1024 workload=lookup mix=90/5/5 ops=500 fork_window=64 mode=ipi
 }
 
 t_cycles() {
@@ -333,11 +337,18 @@ else
 fi
 case $LEVEL in smoke|none) ;; *) t_matrix ;; esac
 case $LEVEL in
-full|debug)
+full)
 	t_lockref_loop
 	t_bad_input
 	t_dense
 	t_busy
+	t_cycles
+	;;
+debug)
+	# KASAN and lockdep under emulation run ~10x slower: the long storms
+	# (t_dense, t_busy) stay in the stock-kernel pass
+	t_lockref_loop
+	t_bad_input
 	t_cycles
 	;;
 matrix)
