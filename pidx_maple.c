@@ -27,8 +27,9 @@
  * mas_empty_area() descends only into subtrees that hold a free number in the
  * window, so finding one is O(log n) however dense the space.
  * mtree_alloc_range() is not used: in 6.1 it stores the entry over the whole
- * window and returns no index when the tree is empty, and it takes the
- * tree's internal lock, which this file does not use (below).
+ * window and returns no index when the tree is empty (seen in a guest:
+ * ret 32767, start untouched), and it takes the tree's internal lock, which
+ * this file does not use (below).
  *
  * Readers.  Without MT_FLAGS_USE_RCU the tree rewrites nodes in place and
  * reuses them at once, and no lockless reader is safe.  With it, a write
@@ -39,7 +40,10 @@
  * alone, and a walk that meets a dead node restarts from the root.  A PID
  * present for the whole call is therefore always found; one being added or
  * removed meanwhile may be seen either way.  A restarting reader waits for
- * the writer that killed the node to link its replacement.
+ * the writer that killed the node to link its replacement, so a reader in an
+ * interrupt must not stop a writer on its own CPU (it would wait forever):
+ * with writers always in process context, the engine never runs readers in
+ * interrupts while writers run.
  *
  * Writers.  In 6.1 the tree takes its nodes from kmem_cache_alloc_bulk(),
  * which turns interrupts back on before it returns (mm/slub.c: "interrupts
