@@ -187,10 +187,10 @@ static u32 pidx_ring_pop(struct pidx_worker *w)
 	return pid;
 }
 
-static void pidx_op_lookup(struct pidx_worker *w)
+/* Looks up prefilled key @j; a miss is an error when nobody may delete it. */
+static void pidx_lookup_key(struct pidx_worker *w, u32 j)
 {
 	struct pidx_storm *s = w->storm;
-	u32 j = pidx_rand_below(&w->rng, s->nkeys);
 	bool hit;
 
 	rcu_read_lock();
@@ -198,6 +198,11 @@ static void pidx_op_lookup(struct pidx_worker *w)
 	rcu_read_unlock();
 	if (!hit && j < s->stable)
 		pidx_worker_error(w, s->keys[j], pidx_why_missed);
+}
+
+static void pidx_op_lookup(struct pidx_worker *w)
+{
+	pidx_lookup_key(w, pidx_rand_below(&w->rng, w->storm->nkeys));
 }
 
 static void pidx_op_insert(struct pidx_worker *w)
@@ -382,20 +387,12 @@ static int pidx_storm_ipi(struct pidx_storm *s)
 
 static void pidx_untimed_lookups(struct pidx_worker *w, u32 n)
 {
-	struct pidx_storm *s = w->storm;
-	u32 i, j;
-	bool hit;
+	u32 i;
 
-	if (!s->stable)
+	if (!w->storm->stable)
 		return;
-	for (i = 0; i < n; i++) {
-		j = pidx_rand_below(&w->rng, s->stable);
-		rcu_read_lock();
-		hit = s->ops->lookup(s->idx, s->keys[j]);
-		rcu_read_unlock();
-		if (!hit)
-			pidx_worker_error(w, s->keys[j], pidx_why_missed);
-	}
+	for (i = 0; i < n; i++)
+		pidx_lookup_key(w, pidx_rand_below(&w->rng, w->storm->stable));
 }
 
 static int pidx_kthread_fn(void *arg)
