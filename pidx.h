@@ -41,6 +41,8 @@
 #include <linux/types.h>
 #include <linux/gfp.h>
 #include <linux/atomic.h>
+#include <linux/jump_label.h>
+#include <linux/numa.h>
 
 /* kernel/pid.c: the first numbers are kept for daemons once the cursor wraps */
 #define PIDX_RESERVED_PIDS	300
@@ -60,7 +62,18 @@ struct pidx_params {
 	u32 sl_max_level;	/* skip lists: 0 = derived from pid_max */
 	u32 rb_level;		/* rbskip: towers this tall are in the tree; 0 = default */
 	u64 seed;		/* for any randomness inside the index */
+	/*
+	 * NUMA placement of the index's own memory: a node number,
+	 * NUMA_NO_NODE (the allocating CPU's node, the slab default) or
+	 * PIDX_NODE_INTERLEAVE.  Pass pidx_mem_node(p->node, key) as the node
+	 * of every kmem_cache_alloc_node()/kmalloc_node() of index memory.
+	 */
+	int node;
 };
+
+#define PIDX_NODE_INTERLEAVE	(-2)
+/* per-node object counts kept by ->nodes(); higher nodes land in the last */
+#define PIDX_NODES_MAX		8
 
 struct pidx_ops {
 	const char *name;
@@ -91,6 +104,13 @@ struct pidx_ops {
 	 * separated by ';', no commas), e.g. the level histogram.
 	 */
 	void (*describe)(struct pidx_index *idx, char *buf, size_t len);
+	/*
+	 * Optional, called with no writer running: add to @count[n] the
+	 * number of index objects (nodes, buckets, tables) whose memory is on
+	 * NUMA node n (page_to_nid(virt_to_page(obj))); nodes at or above
+	 * PIDX_NODES_MAX count in the last slot.
+	 */
+	void (*nodes)(struct pidx_index *idx, u64 count[PIDX_NODES_MAX]);
 };
 
 extern const struct pidx_ops pidx_null_ops;
@@ -163,6 +183,37 @@ static inline u64 pidx_rand_seed(u64 seed, unsigned int stream)
 static inline u32 pidx_rand_below(u64 *state, u32 n)
 {
 	return (u32)(((pidx_rand_next(state) >> 32) * (u64)n) >> 32);
+}
+
+/*
+ * The node for an allocation of index memory that holds @key: the setting
+ * itself, or under PIDX_NODE_INTERLEAVE the online nodes in turn by runs of
+ * 64 keys (so neighbouring keys share a node and the split is even).
+ */
+int pidx_mem_node(int setting, u32 key);
+
+/*
+ * Visit tracing (setting trace_visits): while it is on, the engine counts,
+ * per operation, the index nodes it visits and the distinct cache lines it
+ * reads from them.  Indexes call pidx_visit_node() once for every node
+ * whose contents an operation reads (a key, a slot, a pointer in it), with
+ * the bytes read, and pidx_visit_more() for further bytes read from a node
+ * already counted.  Off (the default) each call is a static branch that
+ * jumps over the call, so timing runs pay nothing measurable.
+ */
+DECLARE_STATIC_KEY_FALSE(pidx_visits_on);
+void __pidx_visit(const void *p, size_t len, bool node);
+
+static __always_inline void pidx_visit_node(const void *p, size_t len)
+{
+	if (static_branch_unlikely(&pidx_visits_on))
+		__pidx_visit(p, len, true);
+}
+
+static __always_inline void pidx_visit_more(const void *p, size_t len)
+{
+	if (static_branch_unlikely(&pidx_visits_on))
+		__pidx_visit(p, len, false);
 }
 
 #endif /* _PIDX_H */

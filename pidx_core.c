@@ -22,14 +22,17 @@
 #include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
 /* kvmalloc_array(), kvzalloc(), kvfree(): in mm.h, not slab.h, before v5.16 */
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/sort.h>
+#include <linux/topology.h>
 #include <linux/vmalloc.h>
 #include "pidx_engine.h"
 
@@ -119,6 +122,9 @@ struct pidx_worker {
 
 	u32 iter_next;
 	u32 iter_seen;
+
+	struct pidx_visit_sum visits;
+	struct pidx_pmu_set pmu;
 } ____cacheline_aligned_in_smp;
 
 struct pidx_storm {
@@ -132,6 +138,11 @@ struct pidx_storm {
 	u32 *keys;
 	u32 nkeys;
 	u32 stable;
+	/* index objects per NUMA node right after the prefill */
+	u64 mem_nodes[PIDX_NODES_MAX];
+	bool mem_nodes_known;
+	/* how many storm CPUs opened which counters */
+	u32 pmu_opened[PIDX_PMU_NR];
 
 	struct pidx_worker *workers;
 	unsigned int nworkers;
@@ -159,6 +170,7 @@ void pidx_fill_params(const struct pidx_config *cfg, struct pidx_params *p)
 	p->sl_max_level = cfg->sl_max_level;
 	p->rb_level = cfg->rb_level;
 	p->seed = cfg->seed;
+	p->node = cfg->node;
 }
 
 static void pidx_worker_error(struct pidx_worker *w, u32 key, const char *why)
@@ -319,6 +331,18 @@ static void pidx_one_op(struct pidx_worker *w)
 	}
 }
 
+/* Under trace_visits every operation is bracketed; off, a nop jump. */
+static __always_inline void pidx_op(struct pidx_worker *w)
+{
+	if (static_branch_unlikely(&pidx_visits_on)) {
+		pidx_visits_begin();
+		pidx_one_op(w);
+		pidx_visits_end(&w->visits);
+	} else {
+		pidx_one_op(w);
+	}
+}
+
 static void pidx_record_latency(struct pidx_worker *w, u64 ns)
 {
 	u32 slot;
@@ -346,14 +370,14 @@ static void pidx_run_batch(struct pidx_worker *w)
 	if (per_op) {
 		for (i = 0; i < n; i++) {
 			t0 = ktime_get_ns();
-			pidx_one_op(w);
+			pidx_op(w);
 			t1 = ktime_get_ns();
 			pidx_record_latency(w, t1 - t0);
 		}
 	} else {
 		t0 = ktime_get_ns();
 		for (i = 0; i < n; i++)
-			pidx_one_op(w);
+			pidx_op(w);
 		t1 = ktime_get_ns();
 		w->ns += t1 - t0;
 		w->timed_ops += n;
@@ -374,14 +398,19 @@ static void pidx_ipi_round(void *info)
 static int pidx_storm_ipi(struct pidx_storm *s)
 {
 	u32 rounds = DIV_ROUND_UP(s->cfg->ops, s->batch);
+	unsigned int i;
 	u32 r;
 
+	for (i = 0; i < s->nworkers; i++)
+		pidx_pmu_mark(&s->workers[i].pmu, false);
 	for (r = 0; r < rounds; r++) {
 		on_each_cpu_mask(&s->cfg->cpus, pidx_ipi_round, s, true);
 		if (fatal_signal_pending(current))
 			return -EINTR;
 		cond_resched();
 	}
+	for (i = 0; i < s->nworkers; i++)
+		pidx_pmu_mark(&s->workers[i].pmu, true);
 	return 0;
 }
 
@@ -410,10 +439,12 @@ static int pidx_kthread_fn(void *arg)
 		while (!smp_load_acquire(&s->go))
 			cond_resched();
 	}
+	pidx_pmu_mark(&w->pmu, false);
 	while (w->done < s->cfg->ops && !READ_ONCE(s->abort)) {
 		pidx_run_batch(w);
 		cond_resched();
 	}
+	pidx_pmu_mark(&w->pmu, true);
 	if (atomic_inc_return(&s->finished) == s->nworkers) {
 		s->t_end = ktime_get_ns();
 		complete(&s->all_done);
@@ -477,6 +508,7 @@ static void pidx_free_storm(struct pidx_storm *s)
 
 	if (s->workers) {
 		for (i = 0; i < s->nworkers; i++) {
+			pidx_pmu_close(&s->workers[i].pmu);
 			kvfree(s->workers[i].ring);
 			kvfree(s->workers[i].lat);
 		}
@@ -544,6 +576,93 @@ static int pidx_plan(const struct pidx_config *cfg, unsigned int ncpus,
 	return 0;
 }
 
+/* Runs on the CPUs of the node whose memory the prefill should take. */
+static bool pidx_prefill_move(int node)
+{
+	const struct cpumask *mask = cpumask_of_node(node);
+
+	return cpumask_intersects(mask, cpu_online_mask) &&
+	       !set_cpus_allowed_ptr(current, mask);
+}
+
+/* prefill in process context, as fork does, checking each number */
+static int pidx_prefill(struct pidx_storm *s)
+{
+	const struct pidx_config *cfg = s->cfg;
+	u32 i;
+
+	for (i = 0; i < cfg->keys; i++) {
+		int pid;
+
+		/*
+		 * The kernel's own structures (idr, maple) take memory from
+		 * the allocating CPU's node: interleaving moves the prefill
+		 * to each node in turn, for the same runs of 64 keys that
+		 * pidx_mem_node() spreads our own indexes' nodes by.
+		 */
+		if (cfg->node == PIDX_NODE_INTERLEAVE && (!i || !((i + 1) & 63)))
+			pidx_prefill_move(pidx_mem_node(cfg->node, i + 1));
+		pid = s->ops->alloc(s->idx, GFP_KERNEL);
+		if (pid < 0)
+			return pid;
+		if (!s->ops->no_contents && pid != i + 1) {
+			pr_err("pidx: %s: prefill alloc #%u returned %d, expected %u\n",
+			       s->ops->name, i, pid, i + 1);
+			return -EUCLEAN;
+		}
+		s->keys[i] = pid;
+		if (!(i & 0xfff))
+			cond_resched();
+	}
+	return 0;
+}
+
+struct pidx_prefill_job {
+	struct pidx_storm *s;
+	int ret;
+	struct completion done;
+};
+
+static int pidx_prefill_fn(void *arg)
+{
+	struct pidx_prefill_job *job = arg;
+
+	if (job->s->cfg->node >= 0)
+		pidx_prefill_move(job->s->cfg->node);
+	job->ret = pidx_prefill(job->s);
+	complete(&job->done);
+	while (!kthread_should_stop()) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (kthread_should_stop())
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+/*
+ * With a node setting the prefill runs in a kthread on that node's CPUs, so
+ * structures the kernel allocates for us land there too; the writer of
+ * testcase keeps its own CPU affinity.
+ */
+static int pidx_prefill_placed(struct pidx_storm *s)
+{
+	struct pidx_prefill_job job = { .s = s };
+	struct task_struct *t;
+
+	if (s->cfg->node == NUMA_NO_NODE)
+		return pidx_prefill(s);
+	init_completion(&job.done);
+	t = kthread_create(pidx_prefill_fn, &job, "pidx-fill");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	wake_up_process(t);
+	wait_for_completion(&job.done);
+	kthread_stop(t);
+	return job.ret;
+}
+
 static int pidx_prepare(struct pidx_storm *s)
 {
 	const struct pidx_config *cfg = s->cfg;
@@ -584,20 +703,12 @@ static int pidx_prepare(struct pidx_storm *s)
 		s->worker_of[cpu] = wi++;
 	}
 
-	/* prefill in process context, as fork does, checking each number */
-	for (i = 0; i < cfg->keys; i++) {
-		int pid = s->ops->alloc(s->idx, GFP_KERNEL);
-
-		if (pid < 0)
-			return pid;
-		if (!s->ops->no_contents && pid != i + 1) {
-			pr_err("pidx: %s: prefill alloc #%u returned %d, expected %u\n",
-			       s->ops->name, i, pid, i + 1);
-			return -EUCLEAN;
-		}
-		s->keys[i] = pid;
-		if (!(i & 0xfff))
-			cond_resched();
+	ret = pidx_prefill_placed(s);
+	if (ret)
+		return ret;
+	if (s->ops->nodes) {
+		s->ops->nodes(s->idx, s->mem_nodes);
+		s->mem_nodes_known = true;
 	}
 	pidx_shuffle(s->keys, s->nkeys, &rng);
 	for (wi = 0; wi < s->nworkers; wi++) {
@@ -606,6 +717,9 @@ static int pidx_prepare(struct pidx_storm *s)
 		for (n = 0; n < slice; n++)
 			w->ring[n] = s->keys[s->stable + wi * slice + n];
 		w->ring_len = slice;
+		pidx_pmu_open(&w->pmu, w->cpu, cfg->pmu);
+		for (i = 0; i < PIDX_PMU_NR; i++)
+			s->pmu_opened[i] += !!w->pmu.ev[i];
 	}
 	return 0;
 }
@@ -704,6 +818,67 @@ static u64 pidx_milli_div(u64 num, u64 den)
 	return den ? div64_u64(num * 1000, den) : 0;
 }
 
+static void pidx_summarize_visits(struct pidx_storm *s, struct pidx_result *res)
+{
+	struct pidx_visit_sum sum = { 0 };
+	unsigned int i;
+
+	if (!res->trace_visits)
+		return;
+	for (i = 0; i < s->nworkers; i++) {
+		struct pidx_visit_sum *v = &s->workers[i].visits;
+
+		sum.ops += v->ops;
+		sum.nodes += v->nodes;
+		sum.lines += v->lines;
+		sum.nodes_max = max(sum.nodes_max, v->nodes_max);
+		sum.lines_max = max(sum.lines_max, v->lines_max);
+	}
+	res->visits_milli = pidx_milli_div(sum.nodes, sum.ops);
+	res->lines_milli = pidx_milli_div(sum.lines, sum.ops);
+	res->visits_max = sum.nodes_max;
+	res->lines_max = sum.lines_max;
+}
+
+/*
+ * A counter is reported only when every storm CPU opened it and it ran for
+ * part of the storm at least; a multiplexed one is scaled up by
+ * enabled/running, as perf stat does.
+ */
+static void pidx_summarize_pmu(struct pidx_storm *s, struct pidx_result *res)
+{
+	unsigned int i, c;
+	u64 total, ops = 0;
+
+	res->pmu_why = "";
+	if (s->cfg->pmu == PIDX_PMU_OFF) {
+		res->pmu_why = "pmu off";
+		return;
+	}
+	for (i = 0; i < s->nworkers; i++)
+		ops += s->workers[i].done;
+	for (c = 0; c < PIDX_PMU_NR; c++) {
+		if (s->pmu_opened[c] != s->nworkers)
+			continue;
+		total = 0;
+		for (i = 0; i < s->nworkers; i++) {
+			struct pidx_pmu_set *p = &s->workers[i].pmu;
+
+			if (!p->running[c])
+				break;
+			total += mul_u64_u64_div_u64(p->val[c], p->enabled[c],
+						     p->running[c]);
+		}
+		if (i < s->nworkers)
+			continue;
+		res->pmu_ok |= BIT(c);
+		res->pmu_milli[c] = pidx_milli_div(total, ops);
+	}
+	if (!res->pmu_ok)
+		res->pmu_why = s->pmu_opened[PIDX_PMU_CYCLES] ?
+			"counters never ran" : "no PMU: the kernel opened no hardware counter";
+}
+
 static void pidx_summarize(struct pidx_storm *s, struct pidx_result *res)
 {
 	u64 ops = 0, timed = 0, ns = 0, mops = 0, nsop;
@@ -732,6 +907,8 @@ static void pidx_summarize(struct pidx_storm *s, struct pidx_result *res)
 		nall += w->nlat;
 	}
 	res->total_ops = ops;
+	pidx_summarize_visits(s, res);
+	pidx_summarize_pmu(s, res);
 	res->nsop_milli = pidx_milli_div(ns, timed);
 	res->mops_milli = mops;
 	res->cpu_nsop_min_milli = min == U64_MAX ? 0 : min;
@@ -771,6 +948,38 @@ static u64 pidx_clock_cost_milli(void)
 	return best;
 }
 
+/* "cpu:node" for each storm CPU, ';'-separated (no commas: CSV) */
+static void pidx_fill_cpu_nodes(struct pidx_result *res,
+				const struct pidx_config *cfg)
+{
+	size_t len = 0, size = sizeof(res->cpu_nodes);
+	unsigned int cpu;
+
+	for_each_cpu(cpu, &cfg->cpus) {
+		len += scnprintf(res->cpu_nodes + len, size - len, "%s%u:%d",
+				 len ? ";" : "", cpu, cpu_to_node(cpu));
+		if (len >= size - 1)
+			break;
+	}
+}
+
+static void pidx_fill_mem_nodes(struct pidx_result *res, struct pidx_storm *s)
+{
+	size_t len = 0, size = sizeof(res->mem_nodes);
+	unsigned int n;
+
+	if (!s->mem_nodes_known) {
+		strscpy(res->mem_nodes, "n/a", size);
+		return;
+	}
+	for (n = 0; n < PIDX_NODES_MAX; n++)
+		if (s->mem_nodes[n])
+			len += scnprintf(res->mem_nodes + len, size - len, "%s%u:%llu",
+					 len ? ";" : "", n, s->mem_nodes[n]);
+	if (!len)
+		strscpy(res->mem_nodes, "none", size);
+}
+
 static void pidx_fill_config(struct pidx_result *res, const struct pidx_config *cfg,
 			     unsigned int ncpus)
 {
@@ -791,6 +1000,10 @@ static void pidx_fill_config(struct pidx_result *res, const struct pidx_config *
 	res->ops = cfg->ops;
 	res->pid_max = cfg->pid_max;
 	res->seed = cfg->seed;
+	res->trace_visits = cfg->trace_visits;
+	res->pmu = cfg->pmu;
+	res->numa_node = cfg->node;
+	pidx_fill_cpu_nodes(res, cfg);
 }
 
 static void pidx_add_result(struct pidx_result *res)
@@ -864,6 +1077,7 @@ static int pidx_storm_one(const struct pidx_ops *ops, const struct pidx_config *
 		goto out;
 	res->elapsed_ns = t1 - t0;
 	pidx_summarize(&s, res);
+	pidx_fill_mem_nodes(res, &s);
 
 	if (!ops->no_contents) {
 		unsigned int bad = ops->verify(s.idx);
@@ -967,6 +1181,8 @@ int pidx_run(void)
 				pidx_index_table[i]->name);
 		}
 	}
+	if (cfg.trace_visits)
+		static_branch_enable(&pidx_visits_on);
 	/* repeats interleave the indexes so drift hits them all alike */
 	for (rep = 0; rep < cfg.repeat && !ret; rep++) {
 		for (i = 0; i < pidx_nr_indexes && !ret; i++) {
@@ -974,6 +1190,7 @@ int pidx_run(void)
 				ret = pidx_storm_one(pidx_index_table[i], &cfg, rep);
 		}
 	}
+	static_branch_disable(&pidx_visits_on);
 out:
 	mutex_lock(&pidx_cfg_lock);
 	pidx_running = false;
@@ -1044,6 +1261,7 @@ static int __init pidx_init(void)
 	pidx_cfg.seed = 1;
 	pidx_cfg.fork_window = 64;
 	pidx_cfg.sl_p = 4;
+	pidx_cfg.node = NUMA_NO_NODE;
 	for (i = 0; i < pidx_nr_indexes; i++)
 		if (!pidx_index_table[i]->no_contents)
 			pidx_cfg.indexes |= BIT(i);

@@ -219,6 +219,62 @@ static int parse_rb_level(struct pidx_config *cfg, char *val)
 	return pidx_parse_u32(val, 0, PIDX_SL_LEVELS_MAX, &cfg->rb_level);
 }
 
+static int parse_trace_visits(struct pidx_config *cfg, char *val)
+{
+	return pidx_parse_u32(val, 0, 1, &cfg->trace_visits);
+}
+
+/* "any" (the allocating CPU's node), "interleave", or a node with memory */
+static int parse_node(struct pidx_config *cfg, char *val)
+{
+	u32 v;
+
+	if (!strcmp(val, "any")) {
+		cfg->node = NUMA_NO_NODE;
+	} else if (!strcmp(val, "interleave")) {
+		cfg->node = PIDX_NODE_INTERLEAVE;
+	} else {
+		if (pidx_parse_u32(val, 0, MAX_NUMNODES - 1, &v) ||
+		    !node_online(v) || !node_state(v, N_MEMORY))
+			return -EINVAL;
+		cfg->node = v;
+	}
+	return 0;
+}
+
+static void pidx_node_name(char *buf, size_t len, int node)
+{
+	if (node == NUMA_NO_NODE)
+		strscpy(buf, "any", len);
+	else if (node == PIDX_NODE_INTERLEAVE)
+		strscpy(buf, "interleave", len);
+	else
+		snprintf(buf, len, "%d", node);
+}
+
+static void show_node(struct seq_file *m, const struct pidx_config *cfg)
+{
+	char buf[16];
+
+	pidx_node_name(buf, sizeof(buf), cfg->node);
+	seq_printf(m, "%s\n", buf);
+}
+
+static int parse_pmu(struct pidx_config *cfg, char *val)
+{
+	int i = pidx_parse_word(val, pidx_pmu_mode_names, PIDX_NR_PMU_MODES);
+
+	if (i < 0)
+		return i;
+	cfg->pmu = i;
+	return 0;
+}
+
+static void show_pmu(struct seq_file *m, const struct pidx_config *cfg)
+{
+	seq_printf(m, "%s\n", pidx_pmu_mode_names[cfg->pmu]);
+}
+
 #define PIDX_SETTING(n) { .name = #n, .parse = parse_##n, .show = show_##n }
 #define PIDX_SETTING_U32(n)						\
 	{ .name = #n, .parse = parse_##n,				\
@@ -240,6 +296,9 @@ static const struct pidx_setting pidx_settings[] = {
 	PIDX_SETTING_U32(sl_p),
 	PIDX_SETTING_U32(sl_max_level),
 	PIDX_SETTING_U32(rb_level),
+	PIDX_SETTING_U32(trace_visits),
+	PIDX_SETTING(node),
+	PIDX_SETTING(pmu),
 };
 
 /* Module parameters: the same words as the files, applied at load. */
@@ -258,6 +317,9 @@ module_param_named(fork_window, pidx_params[10], charp, 0444);
 module_param_named(sl_p, pidx_params[11], charp, 0444);
 module_param_named(sl_max_level, pidx_params[12], charp, 0444);
 module_param_named(rb_level, pidx_params[13], charp, 0444);
+module_param_named(trace_visits, pidx_params[14], charp, 0444);
+module_param_named(node, pidx_params[15], charp, 0444);
+module_param_named(pmu, pidx_params[16], charp, 0444);
 MODULE_PARM_DESC(indexes, "initial settings: each parameter takes the words of the debugfs file of its name");
 
 /* Copies a user write into @buf as a trimmed string; refuses empty/overlong. */
@@ -471,6 +533,63 @@ static void pidx_show_row(struct seq_file *m, const struct pidx_result *r)
 	seq_putc(m, '\n');
 }
 
+/* The row's counters per op, or n/a for each one that was not read. */
+static void pidx_show_pmu(struct seq_file *m, const struct pidx_result *r,
+			  char sep)
+{
+	struct pidx_milli b;
+	unsigned int c;
+
+	for (c = 0; c < PIDX_PMU_NR; c++)
+		seq_printf(m, "%c%s", sep, r->pmu_ok & BIT(c) ?
+			   pidx_milli(&b, r->pmu_milli[c]) : "n/a");
+}
+
+/* What trace_visits, the pmu and the node setting add to the rows. */
+static void pidx_show_more(struct seq_file *m, struct list_head *first)
+{
+	const struct pidx_result *r = list_entry(first, struct pidx_result, node);
+	const struct pidx_result *s;
+	struct pidx_milli b[2];
+	char node[16];
+	unsigned int c;
+
+	if (r->trace_visits) {
+		seq_puts(m, "\nvisits per op (trace_visits=1: times above include the tracing):\n");
+		seq_printf(m, "%-9s %3s %12s %10s %12s %10s\n", "index", "rep",
+			   "nodes_mean", "nodes_max", "lines_mean", "lines_max");
+		s = r;
+		list_for_each_entry_from(s, &pidx_results, node)
+			seq_printf(m, "%-9s %3u %12s %10u %12s %10u\n", s->index,
+				   s->repeat, pidx_milli(&b[0], s->visits_milli),
+				   s->visits_max, pidx_milli(&b[1], s->lines_milli),
+				   s->lines_max);
+	}
+	if (r->pmu != PIDX_PMU_OFF) {
+		seq_printf(m, "\nCPU counters per op, kernel only (pmu=%s%s%s%s):\n%-9s %3s",
+			   pidx_pmu_mode_names[r->pmu],
+			   r->pmu == PIDX_PMU_SW ? "; software cpu-clock ns in every column" : "",
+			   r->pmu_ok ? "" : "; ", r->pmu_ok ? "" : r->pmu_why,
+			   "index", "rep");
+		for (c = 0; c < PIDX_PMU_NR; c++)
+			seq_printf(m, " %s", pidx_pmu_counter_names[c]);
+		seq_putc(m, '\n');
+		s = r;
+		list_for_each_entry_from(s, &pidx_results, node) {
+			seq_printf(m, "%-9s %3u", s->index, s->repeat);
+			pidx_show_pmu(m, s, ' ');
+			seq_putc(m, '\n');
+		}
+	}
+	pidx_node_name(node, sizeof(node), r->numa_node);
+	seq_printf(m, "\nNUMA: node %s; storm cpu:node %s\n", node, r->cpu_nodes);
+	s = r;
+	list_for_each_entry_from(s, &pidx_results, node)
+		if (!s->repeat)
+			seq_printf(m, "%-9s index objects per node (node:count) after prefill: %s\n",
+				   s->index, s->mem_nodes);
+}
+
 static int pidx_cmp_u64(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
@@ -537,10 +656,12 @@ static int pidx_result_show(struct seq_file *m, void *v)
 		}
 		pidx_show_row(m, r);
 	}
-	if (first)
+	if (first) {
 		pidx_show_summary(m, &first->node);
-	else
+		pidx_show_more(m, &first->node);
+	} else {
 		seq_puts(m, "no results: write run to testcase\n");
+	}
 	pidx_show_skipped(m);
 	mutex_unlock(&pidx_results_lock);
 	return 0;
@@ -579,9 +700,10 @@ static int pidx_csv_show(struct seq_file *m, void *v)
 {
 	const struct pidx_result *r;
 	struct pidx_milli b[6];
+	char node[16];
 
 	if (v == &pidx_results) {
-		seq_puts(m, "run,index,workload,mode,mix,cpus,ncpus,keys,ops,pid_max,seed,repeat,total_ops,fails,errors,elapsed_ns,ns_per_op,mops,cpu_nsop_min,cpu_nsop_max,p50_ns,p90_ns,p99_ns,max_ns,clock_ns,mem_bytes,bytes_per_key,verified,extra\n");
+		seq_puts(m, "run,index,workload,mode,mix,cpus,ncpus,keys,ops,pid_max,seed,repeat,total_ops,fails,errors,elapsed_ns,ns_per_op,mops,cpu_nsop_min,cpu_nsop_max,p50_ns,p90_ns,p99_ns,max_ns,clock_ns,mem_bytes,bytes_per_key,verified,extra,trace_visits,visits_per_op,visits_max,lines_per_op,lines_max,pmu,cycles_per_op,instructions_per_op,cache_refs_per_op,cache_misses_per_op,llc_load_misses_per_op,node,cpu_nodes,mem_nodes\n");
 		return 0;
 	}
 	r = list_entry(v, struct pidx_result, node);
@@ -590,7 +712,7 @@ static int pidx_csv_show(struct seq_file *m, void *v)
 		   pidx_mode_names[r->mode], r->mix[0], r->mix[1], r->mix[2],
 		   r->cpus, r->ncpus, r->keys, r->ops, r->pid_max, r->seed,
 		   r->repeat, r->total_ops, r->fails, r->errors, r->elapsed_ns);
-	seq_printf(m, "%s,%s,%s,%s,%llu,%llu,%llu,%llu,%s,%llu,%s,%s,%s\n",
+	seq_printf(m, "%s,%s,%s,%s,%llu,%llu,%llu,%llu,%s,%llu,%s,%s,%s,",
 		   pidx_milli(&b[0], r->nsop_milli), pidx_milli(&b[1], r->mops_milli),
 		   pidx_milli(&b[2], r->cpu_nsop_min_milli),
 		   pidx_milli(&b[3], r->cpu_nsop_max_milli),
@@ -598,6 +720,16 @@ static int pidx_csv_show(struct seq_file *m, void *v)
 		   pidx_milli(&b[4], r->clock_milli), r->mem_bytes,
 		   pidx_milli(&b[5], r->bytes_per_key_milli),
 		   pidx_verdict_names[r->verdict], r->extra);
+	if (r->trace_visits)
+		seq_printf(m, "1,%s,%u,%s,%u,", pidx_milli(&b[0], r->visits_milli),
+			   r->visits_max, pidx_milli(&b[1], r->lines_milli),
+			   r->lines_max);
+	else
+		seq_puts(m, "0,n/a,n/a,n/a,n/a,");
+	seq_puts(m, pidx_pmu_mode_names[r->pmu]);
+	pidx_show_pmu(m, r, ',');
+	pidx_node_name(node, sizeof(node), r->numa_node);
+	seq_printf(m, ",%s,%s,%s\n", node, r->cpu_nodes, r->mem_nodes);
 	return 0;
 }
 

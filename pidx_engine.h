@@ -28,6 +28,26 @@ enum pidx_mode {
 	PIDX_NR_MODES
 };
 
+/* pmu setting: which counters a storm reads (pidx_pmu.c) */
+enum pidx_pmu_mode {
+	PIDX_PMU_AUTO,		/* the CPU's own counters where the kernel has a PMU */
+	PIDX_PMU_OFF,
+	PIDX_PMU_SW,		/* the software cpu-clock in every column: tests the path */
+	PIDX_NR_PMU_MODES
+};
+
+enum pidx_pmu_counter {
+	PIDX_PMU_CYCLES,
+	PIDX_PMU_INSTRUCTIONS,
+	PIDX_PMU_CACHE_REFS,
+	PIDX_PMU_CACHE_MISSES,
+	PIDX_PMU_LLC_LOAD_MISSES,
+	PIDX_PMU_NR
+};
+
+extern const char *const pidx_pmu_mode_names[PIDX_NR_PMU_MODES];
+extern const char *const pidx_pmu_counter_names[PIDX_PMU_NR];
+
 enum pidx_mix_op { PIDX_MIX_LOOKUP, PIDX_MIX_INSERT, PIDX_MIX_DELETE, PIDX_NR_MIX };
 
 extern const char *const pidx_workload_names[PIDX_NR_WORKLOADS];
@@ -54,6 +74,9 @@ struct pidx_config {
 	u32 sl_p;
 	u32 sl_max_level;
 	u32 rb_level;
+	u32 trace_visits;		/* 0 or 1 */
+	int node;			/* NUMA_NO_NODE, a node, PIDX_NODE_INTERLEAVE */
+	enum pidx_pmu_mode pmu;
 };
 
 /* Settings: written only with pidx_run_lock held, read under pidx_cfg_lock. */
@@ -94,6 +117,24 @@ struct pidx_result {
 	enum pidx_verdict verdict;
 	char why[128];			/* first reason for FAILED */
 	char extra[192];
+
+	/* trace_visits: nodes and distinct cache lines per operation */
+	u32 trace_visits;
+	u64 visits_milli;
+	u64 lines_milli;
+	u32 visits_max;
+	u32 lines_max;
+
+	/* pmu: counts per operation x 1000; pmu_ok bit i: counter i was read */
+	enum pidx_pmu_mode pmu;
+	u32 pmu_ok;
+	u64 pmu_milli[PIDX_PMU_NR];
+	const char *pmu_why;		/* why nothing was counted, or "" */
+
+	/* NUMA: the node setting, each storm CPU's node, index objects per node */
+	int numa_node;
+	char cpu_nodes[96];
+	char mem_nodes[96];
 };
 
 /* Results since load or reset, oldest first; protected by pidx_results_lock. */
@@ -129,6 +170,31 @@ unsigned int pidx_selftest_index(const struct pidx_ops *ops,
 void pidx_fill_params(const struct pidx_config *cfg,
 		      struct pidx_params *p);
 u32 pidx_space(u32 pid_max);
+
+/* Visit tracing totals of one worker (pidx_visits.c). */
+struct pidx_visit_sum {
+	u64 ops;
+	u64 nodes;
+	u64 lines;
+	u32 nodes_max;
+	u32 lines_max;
+};
+
+/* Per storm CPU: its counters and what they read over its storm. */
+struct pidx_pmu_set {
+	struct perf_event *ev[PIDX_PMU_NR];
+	u64 val[PIDX_PMU_NR];
+	u64 enabled[PIDX_PMU_NR];
+	u64 running[PIDX_PMU_NR];
+};
+
+int pidx_pmu_open(struct pidx_pmu_set *set, unsigned int cpu,
+		  enum pidx_pmu_mode mode);
+void pidx_pmu_mark(struct pidx_pmu_set *set, bool end);
+void pidx_pmu_close(struct pidx_pmu_set *set);
+
+void pidx_visits_begin(void);
+void pidx_visits_end(struct pidx_visit_sum *sum);
 
 int pidx_debugfs_init(void);
 void pidx_debugfs_exit(void);

@@ -70,6 +70,24 @@
  * smaller one is confirmed first; whatever is returned was in the table
  * during the call.  A set bit that does not confirm (a PID being removed) is
  * passed over.
+ *
+ * NUMA placement.  Objects are allocated on pidx_mem_node(node, key) for the
+ * PID they will hold (alloc() takes the cursor as that PID, which it is
+ * unless numbers are taken); the index header, the bucket arrays and the
+ * bitmaps on pidx_mem_node(node, 0).  nodes() counts the objects in the
+ * table, the bucket array and the two bitmaps by the node of their memory.
+ *
+ * Visit tracing (trace_visits).  The nodes are what is allocated apart: a
+ * bucket array (read: its header, shift and generation, then the bucket's
+ * slot), a chain object (read: the key, then the link to the next), the
+ * bitmap and its summary (read: the words searched, tested, set or
+ * cleared).  A bucket array or bitmap counts once per operation, at its
+ * first read, and later reads add only their lines; a chain object counts
+ * each time a chain walk reads its key (a writer during a resize walks the
+ * chains of both tables).  The index header (h->tbl, h->map) is not
+ * counted, as no index counts its root pointer.  Objects a writer only
+ * writes (the new one it links) are not reads.  The resize worker is not
+ * traced: it is no operation.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": hash: " fmt
 
@@ -88,6 +106,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 
 #include "pidx.h"
@@ -120,6 +139,7 @@ struct pidx_hash {
 	unsigned long *map;	/* bit n: PID n is reserved or present */
 	u32 pid_max;
 	u32 max_shift;
+	int node;		/* pidx_params.node */
 
 	spinlock_t lock ____cacheline_aligned_in_smp;
 	unsigned long *full;	/* bit w: map word w is all ones; writers only */
@@ -174,6 +194,52 @@ static struct pidx_hash *to_hash(struct pidx_index *idx)
 	return (struct pidx_hash *)idx;
 }
 
+/* Under trace_visits: which nodes one operation has counted already. */
+struct pidx_hash_seen {
+	bool map;	/* the bitmap */
+	bool full;	/* its summary */
+	bool tbl;	/* the published bucket array */
+	bool new_tbl;	/* the one a resize is filling */
+};
+
+/*
+ * The first read of a node in an operation counts the node (*@seen false),
+ * later ones only their lines.  Off, the whole body is jumped over.
+ */
+static __always_inline void pidx_hash_visit(const void *p, size_t len,
+					    bool *seen)
+{
+	if (static_branch_unlikely(&pidx_visits_on)) {
+		__pidx_visit(p, len, !*seen);
+		*seen = true;
+	}
+}
+
+/* A bucket array: its header (shift, gen), then the slot of @b. */
+static __always_inline void pidx_hash_visit_slot(struct pidx_hash_tbl *t, u32 b,
+						 bool *seen)
+{
+	if (static_branch_unlikely(&pidx_visits_on)) {
+		__pidx_visit(t, offsetof(struct pidx_hash_tbl, buckets), !*seen);
+		__pidx_visit(&t->buckets[b], sizeof(t->buckets[b]), false);
+		*seen = true;
+	}
+}
+
+/* Words [@from, @to] of a bitmap of @words words, @to clamped to the last. */
+static __always_inline void pidx_hash_visit_words(const unsigned long *map,
+						  unsigned long from,
+						  unsigned long to,
+						  unsigned long words,
+						  bool *seen)
+{
+	if (static_branch_unlikely(&pidx_visits_on) && from < words) {
+		to = min(to, words - 1);
+		__pidx_visit(&map[from], (to - from + 1) * sizeof(*map), !*seen);
+		*seen = true;
+	}
+}
+
 static u32 pidx_hash_map_words(const struct pidx_hash *h)
 {
 	return BITS_TO_LONGS(h->pid_max);
@@ -194,9 +260,12 @@ static size_t pidx_hash_tbl_bytes(u32 shift)
 }
 
 /* Process context only: the largest arrays need vmalloc. */
-static struct pidx_hash_tbl *pidx_hash_tbl_new(u32 shift, u32 gen)
+static struct pidx_hash_tbl *pidx_hash_tbl_new(struct pidx_hash *h, u32 shift,
+					       u32 gen)
 {
-	struct pidx_hash_tbl *t = kvzalloc(pidx_hash_tbl_bytes(shift), GFP_KERNEL);
+	struct pidx_hash_tbl *t = kvzalloc_node(pidx_hash_tbl_bytes(shift),
+						GFP_KERNEL,
+						pidx_mem_node(h->node, 0));
 
 	if (!t)
 		return NULL;
@@ -212,14 +281,17 @@ static void pidx_hash_tbl_free(struct pidx_hash_tbl *t)
 	kvfree(t);
 }
 
-static struct pidx_hash_obj *pidx_hash_obj_new(gfp_t gfp)
+/* An object for @key, on the node that the setting gives @key. */
+static struct pidx_hash_obj *pidx_hash_obj_new(struct pidx_hash *h, u32 key,
+					       gfp_t gfp)
 {
 	struct pidx_hash_obj *o;
 
 	/* failures under GFP_ATOMIC are counted by the caller, not logged */
 	if (!gfpflags_allow_blocking(gfp))
 		gfp |= __GFP_NOWARN;
-	o = kmem_cache_alloc(pidx_hash_cache, gfp);
+	o = kmem_cache_alloc_node(pidx_hash_cache, gfp,
+				  pidx_mem_node(h->node, key));
 	if (o)
 		pidx_mem_charge(sizeof(*o));
 	return o;
@@ -264,12 +336,17 @@ static void pidx_hash_link(struct pidx_hash *h, struct pidx_hash_tbl *t,
 }
 
 static struct pidx_hash_obj *pidx_hash_unlink(struct pidx_hash *h,
-					      struct pidx_hash_tbl *t, u32 key)
+					      struct pidx_hash_tbl *t, u32 key,
+					      bool *seen)
 {
-	struct pidx_hash_obj __rcu **pp = &t->buckets[pidx_hash_bucket(t, key)];
+	u32 b = pidx_hash_bucket(t, key);
+	struct pidx_hash_obj __rcu **pp = &t->buckets[b];
 	struct pidx_hash_obj *o;
 
+	pidx_hash_visit_slot(t, b, seen);
 	for (o = pidx_hash_wderef(h, pp); o; o = pidx_hash_wderef(h, pp)) {
+		pidx_visit_node(o, sizeof(o->key));
+		pidx_visit_more(&o->next[t->gen], sizeof(o->next[t->gen]));
 		if (o->key == key) {
 			/*
 			 * What follows @o was published long ago: no barrier.
@@ -317,9 +394,10 @@ static void pidx_hash_check_load(struct pidx_hash *h, struct pidx_hash_tbl *t)
 
 /* Returns true when the load is so high that a writer should wait for the resize. */
 static bool pidx_hash_add_locked(struct pidx_hash *h, struct pidx_hash_obj *o,
-				 u32 pid)
+				 u32 pid, struct pidx_hash_seen *seen)
 {
 	struct pidx_hash_tbl *t = pidx_hash_wtbl(h);
+	unsigned long w = BIT_WORD(pid);
 
 	o->key = pid;
 	/*
@@ -327,12 +405,20 @@ static bool pidx_hash_add_locked(struct pidx_hash *h, struct pidx_hash_obj *o,
 	 * find_ge() reads these words.  The bit goes first so that it covers
 	 * every moment the object can be found.
 	 */
+	pidx_hash_visit(&h->map[w], sizeof(h->map[w]), &seen->map);
 	set_bit(pid, h->map);
-	if (h->map[BIT_WORD(pid)] == ~0UL)
-		__set_bit(BIT_WORD(pid), h->full);
+	if (h->map[w] == ~0UL) {
+		pidx_hash_visit(&h->full[BIT_WORD(w)], sizeof(*h->full),
+				&seen->full);
+		__set_bit(w, h->full);
+	}
+	pidx_hash_visit_slot(t, pidx_hash_bucket(t, pid), &seen->tbl);
 	pidx_hash_link(h, t, o);
-	if (pidx_hash_in_new(h, t, pid))
+	if (pidx_hash_in_new(h, t, pid)) {
+		pidx_hash_visit_slot(h->new_tbl, pidx_hash_bucket(h->new_tbl, pid),
+				     &seen->new_tbl);
 		pidx_hash_link(h, h->new_tbl, o);
+	}
 	h->nr++;
 	pidx_hash_check_load(h, t);
 	if (h->nr >> t->shift > h->load_peak)
@@ -347,18 +433,21 @@ static void pidx_hash_throttle(struct pidx_hash *h, bool overloaded, gfp_t gfp)
 		flush_work(&h->resize_work);
 }
 
-static struct pidx_hash_obj *pidx_hash_del_locked(struct pidx_hash *h, u32 pid)
+static struct pidx_hash_obj *pidx_hash_del_locked(struct pidx_hash *h, u32 pid,
+						  struct pidx_hash_seen *seen)
 {
 	struct pidx_hash_tbl *t = pidx_hash_wtbl(h);
 	struct pidx_hash_obj *o;
 
-	o = pidx_hash_unlink(h, t, pid);
+	o = pidx_hash_unlink(h, t, pid, &seen->tbl);
 	/* a set bit always has its object: verify() reports it otherwise */
 	if (!o)
 		return NULL;
 	if (pidx_hash_in_new(h, t, pid))
-		pidx_hash_unlink(h, h->new_tbl, pid);
+		pidx_hash_unlink(h, h->new_tbl, pid, &seen->new_tbl);
 	clear_bit(pid, h->map);
+	pidx_hash_visit(&h->full[BIT_WORD(BIT_WORD(pid))], sizeof(*h->full),
+			&seen->full);
 	__clear_bit(BIT_WORD(pid), h->full);
 	h->nr--;
 	pidx_hash_check_load(h, t);
@@ -403,7 +492,7 @@ static void pidx_hash_resize_work(struct work_struct *work)
 		shift = pidx_hash_target_shift(h);
 		spin_unlock_irqrestore(&h->lock, flags);
 
-		new = pidx_hash_tbl_new(shift, !old->gen);
+		new = pidx_hash_tbl_new(h, shift, !old->gen);
 		if (!new) {
 			/* the next writer that finds the load out of range retries */
 			spin_lock_irqsave(&h->lock, flags);
@@ -444,23 +533,26 @@ static struct pidx_index *pidx_hash_create(const struct pidx_params *p)
 
 	if (p->pid_max < PIDX_PID_MAX_MIN || p->pid_max > PIDX_PID_MAX_LIMIT)
 		return ERR_PTR(-EINVAL);
-	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	h = kzalloc_node(sizeof(*h), GFP_KERNEL, pidx_mem_node(p->node, 0));
 	if (!h)
 		return ERR_PTR(-ENOMEM);
 	pidx_mem_charge(sizeof(*h));
 	h->pid_max = p->pid_max;
+	h->node = p->node;
 	/* a table of pid_max buckets already has a load below 1 when full */
 	h->max_shift = max_t(u32, order_base_2(p->pid_max), PIDX_HASH_MIN_SHIFT);
 	spin_lock_init(&h->lock);
 	INIT_WORK(&h->resize_work, pidx_hash_resize_work);
 
-	h->map = kvcalloc(pidx_hash_map_words(h), sizeof(unsigned long),
-			  GFP_KERNEL);
-	h->full = bitmap_zalloc(pidx_hash_map_words(h), GFP_KERNEL);
+	h->map = kvzalloc_node(array_size(pidx_hash_map_words(h),
+					  sizeof(unsigned long)),
+			       GFP_KERNEL, pidx_mem_node(p->node, 0));
+	h->full = bitmap_zalloc_node(pidx_hash_map_words(h), GFP_KERNEL,
+				     pidx_mem_node(p->node, 0));
 	if (!h->map || !h->full)
 		goto err_map;
 	pidx_mem_charge(pidx_hash_map_bytes(h));
-	t = pidx_hash_tbl_new(PIDX_HASH_MIN_SHIFT, 0);
+	t = pidx_hash_tbl_new(h, PIDX_HASH_MIN_SHIFT, 0);
 	if (!t)
 		goto err_tbl_new;
 	RCU_INIT_POINTER(h->tbl, t);
@@ -513,20 +605,28 @@ static void pidx_hash_destroy(struct pidx_index *idx)
 }
 
 /* The first free number in [@start, pid_max). */
-static int pidx_hash_find_zero(struct pidx_hash *h, u32 start)
+static int pidx_hash_find_zero(struct pidx_hash *h, u32 start,
+			       struct pidx_hash_seen *seen)
 {
-	unsigned long w = BIT_WORD(start), end, n;
+	unsigned long w = BIT_WORD(start), end, n, words = pidx_hash_map_words(h);
 
 	if (start >= h->pid_max)
 		return -ENOSPC;
 	/* what is left of @start's own word */
+	pidx_hash_visit(&h->map[w], sizeof(h->map[w]), &seen->map);
 	end = min_t(unsigned long, (w + 1) * BITS_PER_LONG, h->pid_max);
 	n = find_next_zero_bit(h->map, end, start);
 	if (n < end)
 		return n;
 	/* then the first word that is not full, from the summary */
-	w = find_next_zero_bit(h->full, pidx_hash_map_words(h), w + 1);
-	if (w >= pidx_hash_map_words(h) || WARN_ON_ONCE(h->map[w] == ~0UL))
+	n = find_next_zero_bit(h->full, words, w + 1);
+	pidx_hash_visit_words(h->full, BIT_WORD(w + 1), BIT_WORD(n),
+			      BITS_TO_LONGS(words), &seen->full);
+	w = n;
+	if (w >= words)
+		return -ENOSPC;
+	pidx_hash_visit(&h->map[w], sizeof(h->map[w]), &seen->map);
+	if (WARN_ON_ONCE(h->map[w] == ~0UL))
 		return -ENOSPC;
 	/* the bits past pid_max in the last word are always clear */
 	n = w * BITS_PER_LONG + ffz(h->map[w]);
@@ -537,23 +637,25 @@ static int pidx_hash_find_zero(struct pidx_hash *h, u32 start)
 static int pidx_hash_alloc(struct pidx_index *idx, gfp_t gfp)
 {
 	struct pidx_hash *h = to_hash(idx);
+	struct pidx_hash_seen seen = {};
 	struct pidx_hash_obj *o;
 	bool overloaded = false;
 	unsigned long flags;
 	u32 floor, start;
 	int pid;
 
-	o = pidx_hash_obj_new(gfp);
+	/* the number it will get, unless taken: the node is a good guess */
+	o = pidx_hash_obj_new(h, READ_ONCE(h->cursor), gfp);
 	if (!o)
 		return -ENOMEM;
 	spin_lock_irqsave(&h->lock, flags);
 	floor = pidx_alloc_floor(h->cursor);
 	start = max(h->cursor, floor);
-	pid = pidx_hash_find_zero(h, start);
+	pid = pidx_hash_find_zero(h, start, &seen);
 	if (pid < 0 && start > floor)
-		pid = pidx_hash_find_zero(h, floor);
+		pid = pidx_hash_find_zero(h, floor, &seen);
 	if (pid >= 0) {
-		overloaded = pidx_hash_add_locked(h, o, pid);
+		overloaded = pidx_hash_add_locked(h, o, pid, &seen);
 		h->cursor = pid + 1;
 	}
 	spin_unlock_irqrestore(&h->lock, flags);
@@ -566,6 +668,7 @@ static int pidx_hash_alloc(struct pidx_index *idx, gfp_t gfp)
 static int pidx_hash_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
 {
 	struct pidx_hash *h = to_hash(idx);
+	struct pidx_hash_seen seen = {};
 	struct pidx_hash_obj *o;
 	bool overloaded = false;
 	unsigned long flags;
@@ -573,14 +676,15 @@ static int pidx_hash_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
 
 	if (pid < 1 || pid >= h->pid_max)
 		return -EINVAL;
-	o = pidx_hash_obj_new(gfp);
+	o = pidx_hash_obj_new(h, pid, gfp);
 	if (!o)
 		return -ENOMEM;
 	spin_lock_irqsave(&h->lock, flags);
+	pidx_hash_visit(&h->map[BIT_WORD(pid)], sizeof(*h->map), &seen.map);
 	if (test_bit(pid, h->map))
 		ret = -EEXIST;
 	else
-		overloaded = pidx_hash_add_locked(h, o, pid);
+		overloaded = pidx_hash_add_locked(h, o, pid, &seen);
 	spin_unlock_irqrestore(&h->lock, flags);
 	if (ret)
 		pidx_hash_obj_free(o);
@@ -589,35 +693,43 @@ static int pidx_hash_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
 }
 
 /* Under rcu_read_lock(). */
-static bool pidx_hash_find(struct pidx_hash *h, u32 key)
+static bool pidx_hash_find(struct pidx_hash *h, u32 key, bool *tbl_seen)
 {
 	struct pidx_hash_tbl *t = rcu_dereference(h->tbl);
 	struct pidx_hash_obj *o;
-	u32 gen = t->gen;
+	u32 gen = t->gen, b = pidx_hash_bucket(t, key);
 
-	for (o = rcu_dereference(t->buckets[pidx_hash_bucket(t, key)]); o;
-	     o = rcu_dereference(o->next[gen]))
+	pidx_hash_visit_slot(t, b, tbl_seen);
+	for (o = rcu_dereference(t->buckets[b]); o;
+	     o = rcu_dereference(o->next[gen])) {
+		pidx_visit_node(o, sizeof(o->key));
 		if (o->key == key)
 			return true;
+		pidx_visit_more(&o->next[gen], sizeof(o->next[gen]));
+	}
 	return false;
 }
 
 static bool pidx_hash_lookup(struct pidx_index *idx, u32 pid)
 {
-	return pidx_hash_find(to_hash(idx), pid);
+	bool seen = false;
+
+	return pidx_hash_find(to_hash(idx), pid, &seen);
 }
 
 static int pidx_hash_remove(struct pidx_index *idx, u32 pid)
 {
 	struct pidx_hash *h = to_hash(idx);
+	struct pidx_hash_seen seen = {};
 	struct pidx_hash_obj *o = NULL;
 	unsigned long flags;
 
 	if (pid >= h->pid_max)
 		return -ENOENT;
 	spin_lock_irqsave(&h->lock, flags);
+	pidx_hash_visit(&h->map[BIT_WORD(pid)], sizeof(*h->map), &seen.map);
 	if (test_bit(pid, h->map))
-		o = pidx_hash_del_locked(h, pid);
+		o = pidx_hash_del_locked(h, pid, &seen);
 	spin_unlock_irqrestore(&h->lock, flags);
 	if (!o)
 		return -ENOENT;
@@ -632,13 +744,17 @@ static int pidx_hash_remove(struct pidx_index *idx, u32 pid)
 static int pidx_hash_find_ge(struct pidx_index *idx, u32 pid)
 {
 	struct pidx_hash *h = to_hash(idx);
-	unsigned long n;
+	struct pidx_hash_seen seen = {};
+	unsigned long n, from;
 
 	for (n = pid; n < h->pid_max; n++) {
+		from = n;
 		n = find_next_bit(h->map, h->pid_max, n);
+		pidx_hash_visit_words(h->map, BIT_WORD(from), BIT_WORD(n),
+				      pidx_hash_map_words(h), &seen.map);
 		if (n >= h->pid_max)
 			break;
-		if (pidx_hash_find(h, n))
+		if (pidx_hash_find(h, n, &seen.tbl))
 			return n;
 	}
 	return -ENOENT;
@@ -675,7 +791,7 @@ static unsigned int pidx_hash_verify(struct pidx_index *idx)
 	struct pidx_hash_obj *o;
 	struct pidx_hash_tbl *t;
 	unsigned int bad = 0;
-	bool found;
+	bool found, seen = false;
 	u32 b;
 
 	flush_work(&h->resize_work);
@@ -726,7 +842,7 @@ walked:
 	walked = 0;
 	for_each_set_bit(n, h->map, h->pid_max) {
 		rcu_read_lock();
-		found = pidx_hash_find(h, n);
+		found = pidx_hash_find(h, n, &seen);
 		rcu_read_unlock();
 		if (!found)
 			pidx_hash_bad(&bad, "bit %lu set, no object found", n);
@@ -818,6 +934,41 @@ static void pidx_hash_describe(struct pidx_index *idx, char *buf, size_t len)
 		  sizeof(struct pidx_hash_obj));
 }
 
+/* One object's NUMA node into @count; @p may be slab or vmalloc memory. */
+static void pidx_hash_count_node(const void *p, u64 count[PIDX_NODES_MAX])
+{
+	struct page *pg = is_vmalloc_addr(p) ? vmalloc_to_page(p) : virt_to_page(p);
+
+	count[min_t(int, page_to_nid(pg), PIDX_NODES_MAX - 1)]++;
+}
+
+/*
+ * The objects in the table, the bucket array (by its first page) and the
+ * two bitmaps.  No writer runs and the resize worker is waited for, so the
+ * table is walked without the lock, as verify() does.
+ */
+static void pidx_hash_nodes(struct pidx_index *idx, u64 count[PIDX_NODES_MAX])
+{
+	struct pidx_hash *h = to_hash(idx);
+	struct pidx_hash_obj *o;
+	struct pidx_hash_tbl *t;
+	u32 b;
+
+	might_sleep();
+	flush_work(&h->resize_work);
+	t = rcu_dereference_protected(h->tbl, true);
+	pidx_hash_count_node(t, count);
+	pidx_hash_count_node(h->map, count);
+	pidx_hash_count_node(h->full, count);
+	for (b = 0; b < 1U << t->shift; b++) {
+		for (o = rcu_dereference_protected(t->buckets[b], true); o;
+		     o = rcu_dereference_protected(o->next[t->gen], true))
+			pidx_hash_count_node(o, count);
+		if (!(b % PIDX_HASH_WALK_CHUNK))
+			cond_resched();
+	}
+}
+
 const struct pidx_ops pidx_hash_ops = {
 	.name		= "hash",
 	.desc		= "pidmap bitmap + resizable RCU hash table (Linux before 4.15)",
@@ -831,4 +982,5 @@ const struct pidx_ops pidx_hash_ops = {
 	.verify		= pidx_hash_verify,
 	.mem_bytes	= pidx_hash_mem_bytes,
 	.describe	= pidx_hash_describe,
+	.nodes		= pidx_hash_nodes,
 };

@@ -12,8 +12,19 @@
  * The entry stored is xa_mk_value(pid) rather than a pointer to a struct pid:
  * every index in pidx stores its key and nothing else, so the comparison is
  * of the index structures alone.
+ *
+ * The radix tree cannot be instrumented from a module, so under
+ * trace_visits the path of the key is walked again after each operation,
+ * reading what __radix_tree_lookup() reads: in each node its header (shift)
+ * and the slot of the key.  For lookups that is exact; for writers and
+ * find_ge it is the path of the key written or found, a lower bound (the
+ * free-number and next-entry searches also read mark bitmaps and siblings).
+ * The nodes come from the kernel's radix_tree_node_cachep on the allocating
+ * CPU's node; a node setting places them by where the prefill runs.
  */
 #include <linux/idr.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/xarray.h>
@@ -53,6 +64,36 @@ static void idr_ref_destroy(struct pidx_index *idx)
 	kfree(r);
 }
 
+/* Under trace_visits: report the nodes and lines of @index's path. */
+static void idr_ref_trace_path(struct pidx_idr *r, unsigned long index)
+{
+	bool root = true;
+	void *entry;
+
+	rcu_read_lock();
+	entry = rcu_dereference(r->idr.idr_rt.xa_head);
+	while (xa_is_node(entry)) {
+		struct xa_node *node = xa_to_node(entry);
+		unsigned int off;
+
+		pidx_visit_node(node, offsetofend(struct xa_node, shift));
+		/* beyond what the tree covers: the lookup stops at the root */
+		if (root && (index >> node->shift) > XA_CHUNK_MASK)
+			break;
+		root = false;
+		off = (index >> node->shift) & XA_CHUNK_MASK;
+		pidx_visit_more(&node->slots[off], sizeof(node->slots[off]));
+		entry = rcu_dereference(node->slots[off]);
+	}
+	rcu_read_unlock();
+}
+
+static __always_inline void idr_ref_visits(struct pidx_idr *r, int index)
+{
+	if (static_branch_unlikely(&pidx_visits_on) && index >= 0)
+		idr_ref_trace_path(r, index);
+}
+
 static void idr_ref_publish(struct pidx_idr *r, int nr)
 {
 	unsigned long flags;
@@ -86,6 +127,7 @@ static int idr_ref_alloc(struct pidx_index *idx, gfp_t gfp)
 	if (nr < 0)
 		return nr;
 	idr_ref_publish(r, nr);
+	idr_ref_visits(r, nr);
 	return nr;
 }
 
@@ -110,6 +152,7 @@ static int idr_ref_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
 	if (nr < 0)
 		return nr;
 	idr_ref_publish(r, nr);
+	idr_ref_visits(r, nr);
 	return 0;
 }
 
@@ -117,6 +160,7 @@ static bool idr_ref_lookup(struct pidx_index *idx, u32 pid)
 {
 	struct pidx_idr *r = to_pidx_idr(idx);
 
+	idr_ref_visits(r, pid);
 	return idr_find(&r->idr, pid) == xa_mk_value(pid);
 }
 
@@ -126,6 +170,7 @@ static int idr_ref_remove(struct pidx_index *idx, u32 pid)
 	unsigned long flags;
 	void *entry = NULL;
 
+	idr_ref_visits(r, pid);
 	spin_lock_irqsave(&r->lock, flags);
 	/* a NULL slot is another CPU's allocation in flight: not ours to drop */
 	if (idr_find(&r->idr, pid))
@@ -141,10 +186,14 @@ static int idr_ref_find_ge(struct pidx_index *idx, u32 pid)
 
 	if (pid >= r->pid_max)
 		return -ENOENT;
-	return idr_get_next(&r->idr, &id) ? id : -ENOENT;
+	if (!idr_get_next(&r->idr, &id))
+		return -ENOENT;
+	idr_ref_visits(r, id);
+	return id;
 }
 
 struct idr_ref_walk {
+	u64 *per_node;		/* NULL, or radix tree nodes per NUMA node */
 	unsigned long nodes;
 	unsigned long entries;
 	unsigned int bad;
@@ -178,6 +227,8 @@ static void idr_ref_walk_node(struct pidx_idr *r, struct idr_ref_walk *w,
 	}
 	node = xa_to_node(entry);
 	w->nodes++;
+	if (w->per_node)
+		w->per_node[min(page_to_nid(virt_to_page(node)), PIDX_NODES_MAX - 1)]++;
 	if (node->shift != shift)
 		idr_ref_complain(w, "node shift differs from its depth", base);
 	if (rcu_dereference_protected(node->parent, true) != parent ||
@@ -199,9 +250,9 @@ static void idr_ref_walk_node(struct pidx_idr *r, struct idr_ref_walk *w,
 		idr_ref_complain(w, "node count or value count wrong", base);
 }
 
-static struct idr_ref_walk idr_ref_walk(struct pidx_idr *r)
+static struct idr_ref_walk idr_ref_walk(struct pidx_idr *r, u64 *per_node)
 {
-	struct idr_ref_walk w = {};
+	struct idr_ref_walk w = { .per_node = per_node };
 	void *head;
 	unsigned long flags;
 
@@ -219,23 +270,28 @@ static struct idr_ref_walk idr_ref_walk(struct pidx_idr *r)
 
 static unsigned int idr_ref_verify(struct pidx_index *idx)
 {
-	return idr_ref_walk(to_pidx_idr(idx)).bad;
+	return idr_ref_walk(to_pidx_idr(idx), NULL).bad;
 }
 
 static size_t idr_ref_mem_bytes(struct pidx_index *idx)
 {
 	struct pidx_idr *r = to_pidx_idr(idx);
 
-	return sizeof(*r) + idr_ref_walk(r).nodes * sizeof(struct xa_node);
+	return sizeof(*r) + idr_ref_walk(r, NULL).nodes * sizeof(struct xa_node);
 }
 
 static void idr_ref_describe(struct pidx_index *idx, char *buf, size_t len)
 {
 	struct pidx_idr *r = to_pidx_idr(idx);
-	struct idr_ref_walk w = idr_ref_walk(r);
+	struct idr_ref_walk w = idr_ref_walk(r, NULL);
 
 	snprintf(buf, len, "nodes=%lu;node_bytes=%zu;entries=%lu", w.nodes,
 		 sizeof(struct xa_node), w.entries);
+}
+
+static void idr_ref_nodes(struct pidx_index *idx, u64 count[PIDX_NODES_MAX])
+{
+	idr_ref_walk(to_pidx_idr(idx), count);
 }
 
 const struct pidx_ops pidx_idr_ops = {
@@ -251,4 +307,5 @@ const struct pidx_ops pidx_idr_ops = {
 	.verify		= idr_ref_verify,
 	.mem_bytes	= idr_ref_mem_bytes,
 	.describe	= idr_ref_describe,
+	.nodes		= idr_ref_nodes,
 };

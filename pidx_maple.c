@@ -66,12 +66,34 @@
  * pidx_mem; mem_bytes() counts them exactly by walking the tree under the
  * lock, 256 bytes each, plus struct pidx_maple.  Nodes replaced by writes are
  * RCU-freed by the maple tree and not counted once out of the tree.
+ *
+ * Visit tracing (trace_visits).  lib/maple_tree.c cannot be instrumented, so
+ * each operation walks the path of its key again, with the definitions of
+ * maple_tree.h, reading in every node what mtree_lookup_walk() reads: the
+ * parent word (its dead-node check), the data end (a leaf's last pivot and
+ * maybe its metadata, an internal node's metadata), the pivots from the
+ * first until one is >= the key, and that slot.  The nodes and addresses
+ * are the real ones, so the lines are too, not a model.  For lookup that is
+ * what the kernel reads; for find_ge it is the path of the number found, a
+ * lower bound when mas_find() crosses leaves.  For writers it is the path
+ * of the number written, read once, plus, for alloc, the free-run sizes
+ * (gap[]) of the internal nodes up to the slot taken, as mas_empty_area()
+ * reads them: a lower bound, since the write itself also
+ * reads the neighbours it rebalances with and the metadata of the leaf it
+ * copies.  The root pointer in struct maple_tree is not counted, as no
+ * index counts its root pointer.
+ *
+ * NUMA: the tree takes its nodes from the allocating CPU's node, so a node
+ * setting places them by where the prefill runs (the engine moves it);
+ * nodes() counts the nodes in the tree by the node of their memory.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/maple_tree.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -118,6 +140,103 @@ static inline struct maple_tree *to_mt(struct pidx_index *idx)
 static inline gfp_t pidx_mt_gfp(gfp_t gfp)
 {
 	return gfpflags_allow_blocking(gfp) ? GFP_ATOMIC : gfp;
+}
+
+/* ma_data_end(): the last slot in use. */
+static unsigned int pidx_mt_data_end(struct maple_node *node, bool leaf,
+				     unsigned long max)
+{
+	unsigned long last_piv;
+
+	if (!leaf)
+		return node->ma64.meta.end;
+	last_piv = node->mr64.pivot[PIDX_MT_LEAF_PIVOTS - 1];
+	if (!last_piv)
+		return node->mr64.meta.end;
+	if (last_piv == max)
+		return PIDX_MT_LEAF_PIVOTS - 1;
+	return PIDX_MT_LEAF_PIVOTS;
+}
+
+/*
+ * Under trace_visits: report what mtree_lookup_walk() reads on the path of
+ * @key (see the top of the file), with the free-run sizes too for @gaps.
+ * Readers and writers alike: nodes are freed only after a grace period, and
+ * a node found dead ends the walk, as it restarts the kernel's.  Whatever a
+ * node being replaced holds, the slot followed is within its slots and is a
+ * node of a type checked before it is read.
+ */
+static noinline void pidx_mt_trace_path(struct pidx_maple *m, unsigned long key,
+					bool gaps)
+{
+	unsigned long max = ULONG_MAX, *pivots, pval;
+	unsigned int depth, off, end, npiv, read;
+	struct maple_node *node;
+	enum maple_type type;
+	void __rcu **slots;
+	void *entry;
+	bool leaf;
+
+	rcu_read_lock();
+	entry = rcu_dereference(m->mt.ma_root);
+	if (!xa_is_node(entry))
+		goto out;
+	entry = (void *)((unsigned long)entry & ~PIDX_MT_ROOT_NODE);
+	for (depth = 0; depth < MAPLE_HEIGHT_MAX; depth++) {
+		node = (void *)((unsigned long)entry & ~MAPLE_NODE_MASK);
+		type = ((unsigned long)entry >> MAPLE_NODE_TYPE_SHIFT) &
+		       MAPLE_NODE_TYPE_MASK;
+		leaf = type == maple_leaf_64;
+		if (!leaf && type != maple_arange_64)
+			break;
+		pidx_visit_node(&node->parent, sizeof(node->parent));
+		if (leaf) {
+			pivots = node->mr64.pivot;
+			slots = node->mr64.slot;
+			npiv = PIDX_MT_LEAF_PIVOTS;
+			pidx_visit_more(&pivots[npiv - 1], sizeof(*pivots));
+			if (!pivots[npiv - 1])
+				pidx_visit_more(&node->mr64.meta,
+						sizeof(node->mr64.meta));
+		} else {
+			pivots = node->ma64.pivot;
+			slots = node->ma64.slot;
+			npiv = PIDX_MT_ARANGE_PIVOTS;
+			pidx_visit_more(&node->ma64.meta, sizeof(node->ma64.meta));
+		}
+		end = min(pidx_mt_data_end(node, leaf, max), npiv);
+		/* the do-while of mtree_lookup_walk(): pivot 0 at least */
+		off = 0;
+		do {
+			read = off + 1;
+			if (pivots[off] >= key) {
+				max = pivots[off];
+				break;
+			}
+		} while (++off < end);
+		/* off <= max(end, 1) <= npiv: within the slots and gaps */
+		pidx_visit_more(pivots, read * sizeof(*pivots));
+		if (gaps && !leaf)
+			pidx_visit_more(node->ma64.gap,
+					(off + 1) * sizeof(node->ma64.gap[0]));
+		pidx_visit_more(&slots[off], sizeof(slots[off]));
+		entry = rcu_dereference(slots[off]);
+		/* ma_dead_node(): the slot read before the parent word */
+		smp_rmb();
+		pval = (unsigned long)READ_ONCE(node->parent);
+		if ((pval & ~MAPLE_NODE_MASK) == (unsigned long)node ||
+		    leaf || !entry)
+			break;
+	}
+out:
+	rcu_read_unlock();
+}
+
+static __always_inline void pidx_mt_visits(struct pidx_maple *m, long key,
+					   bool gaps)
+{
+	if (static_branch_unlikely(&pidx_visits_on) && key >= 0)
+		pidx_mt_trace_path(m, key, gaps);
 }
 
 static struct pidx_index *pidx_maple_create(const struct pidx_params *p)
@@ -202,6 +321,7 @@ static int pidx_maple_alloc(struct pidx_index *idx, gfp_t gfp)
 		ret = pid;
 		goto unlock;
 	}
+	pidx_mt_visits(m, pid, true);
 	/* the whole entry is stored in one step: it is published on return */
 	ret = pidx_mt_store(m, pid, xa_mk_value(pid), gfp);
 	if (ret)
@@ -223,6 +343,7 @@ static int pidx_maple_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
 	if (pid < 1 || pid >= m->pid_max)
 		return -EINVAL;
 	spin_lock(&m->lock);
+	pidx_mt_visits(m, pid, false);
 	if (mas_walk(&mas)) {
 		ret = -EEXIST;
 		goto unlock;
@@ -239,6 +360,7 @@ static bool pidx_maple_lookup(struct pidx_index *idx, u32 pid)
 {
 	struct pidx_maple *m = to_pidx_maple(idx);
 
+	pidx_mt_visits(m, pid, false);
 	return mtree_load(&m->mt, pid) == xa_mk_value(pid);
 }
 
@@ -249,6 +371,7 @@ static int pidx_maple_remove(struct pidx_index *idx, u32 pid)
 	int ret;
 
 	spin_lock(&m->lock);
+	pidx_mt_visits(m, pid, false);
 	if (mas_walk(&mas) != xa_mk_value(pid)) {
 		ret = -ENOENT;
 		goto unlock;
@@ -274,12 +397,15 @@ static int pidx_maple_find_ge(struct pidx_index *idx, u32 pid)
 	/* a walk that meets a dead node restarts inside mas_find() */
 	entry = mas_find(&mas, m->pid_max - 1);
 	rcu_read_unlock();
+	/* the path to the PID found: mas_find() ends on its leaf */
+	pidx_mt_visits(m, entry ? xa_to_value(entry) : pid, false);
 	/* the key comes from the entry, not from a state that may have restarted */
 	return entry ? (int)xa_to_value(entry) : -ENOENT;
 }
 
 struct pidx_mt_walk {
 	struct pidx_maple *m;
+	u64 *per_node;			/* NULL, or tree nodes per NUMA node */
 	const char *via;		/* which pass complains; NULL: silent */
 	unsigned long nodes;
 	unsigned long leaves;
@@ -303,22 +429,6 @@ static inline void *pidx_mt_slot(struct pidx_maple *m, void __rcu **slots,
 				 unsigned int i)
 {
 	return rcu_dereference_protected(slots[i], lockdep_is_held(&m->lock));
-}
-
-/* ma_data_end(): the last slot in use. */
-static unsigned int pidx_mt_data_end(struct maple_node *node, bool leaf,
-				     unsigned long max)
-{
-	unsigned long last_piv;
-
-	if (!leaf)
-		return node->ma64.meta.end;
-	last_piv = node->mr64.pivot[PIDX_MT_LEAF_PIVOTS - 1];
-	if (!last_piv)
-		return node->mr64.meta.end;
-	if (last_piv == max)
-		return PIDX_MT_LEAF_PIVOTS - 1;
-	return PIDX_MT_LEAF_PIVOTS;
 }
 
 /* One leaf slot [lo, hi]: each PID alone, in order, holding its own number. */
@@ -366,6 +476,9 @@ static unsigned long pidx_mt_walk_node(struct pidx_mt_walk *w,
 	void __rcu **slots;
 
 	w->nodes++;
+	if (w->per_node)
+		w->per_node[min(page_to_nid(virt_to_page(node)),
+				PIDX_NODES_MAX - 1)]++;
 	if ((pval & ~MAPLE_NODE_MASK) == (unsigned long)node) {
 		pidx_mt_complain(w, "dead node in the tree", min);
 		return 0;
@@ -434,9 +547,10 @@ static unsigned long pidx_mt_walk_node(struct pidx_mt_walk *w,
 	return max_gap;
 }
 
-static struct pidx_mt_walk pidx_mt_walk(struct pidx_maple *m, const char *via)
+static struct pidx_mt_walk pidx_mt_walk(struct pidx_maple *m, const char *via,
+					u64 *per_node)
 {
-	struct pidx_mt_walk w = { .m = m, .via = via };
+	struct pidx_mt_walk w = { .m = m, .via = via, .per_node = per_node };
 	void *root;
 
 	spin_lock(&m->lock);
@@ -481,24 +595,31 @@ static unsigned int pidx_maple_verify(struct pidx_index *idx)
 {
 	struct pidx_maple *m = to_pidx_maple(idx);
 
-	return pidx_mt_walk(m, "tree").bad + pidx_mt_check_iter(m);
+	return pidx_mt_walk(m, "tree", NULL).bad + pidx_mt_check_iter(m);
 }
 
 static size_t pidx_maple_mem_bytes(struct pidx_index *idx)
 {
 	struct pidx_maple *m = to_pidx_maple(idx);
 
-	return sizeof(*m) + pidx_mt_walk(m, NULL).nodes * sizeof(struct maple_node);
+	return sizeof(*m) +
+	       pidx_mt_walk(m, NULL, NULL).nodes * sizeof(struct maple_node);
 }
 
 static void pidx_maple_describe(struct pidx_index *idx, char *buf, size_t len)
 {
-	struct pidx_mt_walk w = pidx_mt_walk(to_pidx_maple(idx), NULL);
+	struct pidx_mt_walk w = pidx_mt_walk(to_pidx_maple(idx), NULL, NULL);
 
 	snprintf(buf, len,
 		 "height=%u;nodes=%lu;leaves=%lu;node_bytes=%zu;entries=%lu;underfull=%lu",
 		 w.height, w.nodes, w.leaves, sizeof(struct maple_node),
 		 w.entries, w.underfull);
+}
+
+/* The tree's nodes by the NUMA node of their memory (slab objects). */
+static void pidx_maple_nodes(struct pidx_index *idx, u64 count[PIDX_NODES_MAX])
+{
+	pidx_mt_walk(to_pidx_maple(idx), NULL, count);
 }
 
 const struct pidx_ops pidx_maple_ops = {
@@ -515,4 +636,5 @@ const struct pidx_ops pidx_maple_ops = {
 	.verify		= pidx_maple_verify,
 	.mem_bytes	= pidx_maple_mem_bytes,
 	.describe	= pidx_maple_describe,
+	.nodes		= pidx_maple_nodes,
 };

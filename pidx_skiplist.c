@@ -37,6 +37,7 @@
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/minmax.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -163,6 +164,7 @@ int pidx_sl_init(struct pidx_sl *sl, const char *name,
 	sl->extra = extra;
 	sl->extra_from = extra_from;
 	sl->top = 1;
+	sl->node = p->node;
 	sl->cursor = 0;
 	sl->nr = 0;
 	memset(sl->hist, 0, sizeof(sl->hist));
@@ -278,7 +280,12 @@ struct pidx_sl_node *pidx_sl_node_new(struct pidx_sl *sl, gfp_t gfp)
 	/* failures under GFP_ATOMIC are counted by the caller, not logged */
 	if (!gfpflags_allow_blocking(gfp))
 		gfp |= __GFP_NOWARN;
-	obj = kmem_cache_alloc(pidx_sl_cache[cls], gfp);
+	/*
+	 * The key is not known yet; the cursor is where an alloc will put it
+	 * (exactly so in the prefill), close enough for interleaving.
+	 */
+	obj = kmem_cache_alloc_node(pidx_sl_cache[cls], gfp,
+				    pidx_mem_node(sl->node, READ_ONCE(sl->cursor)));
 	if (!obj)
 		return NULL;
 	pidx_mem_charge(PIDX_SL_CLASS_SIZE(cls));
@@ -314,11 +321,14 @@ static void pidx_sl_descend(struct pidx_sl *sl, u32 k, bool by_gap,
 	u32 pos = 0, npos;
 	int i;
 
+	pidx_visit_node(x, sizeof(*x));
 	for (i = sl->max_level - 1; i >= 0; i--) {
 		for (;;) {
+			pidx_visit_more(&x->next[i], sizeof(x->next[i]));
 			y = pidx_sl_wnext(sl, x, i);
 			if (!y)
 				break;
+			pidx_visit_node(y, sizeof(*y));
 			npos = pos + pidx_sl_span(x, i);
 			if (by_gap ? y->key - npos > k : y->key >= k)
 				break;
@@ -556,6 +566,16 @@ unsigned int pidx_sl_verify(struct pidx_sl *sl)
  * "key=value" pairs separated by ';', @more (the caller's own pairs) before
  * the histogram so that a short buffer loses only its tallest levels, whole.
  */
+/* Index objects per NUMA node, for ->nodes(); no writer runs. */
+void pidx_sl_nodes(struct pidx_sl *sl, u64 count[PIDX_NODES_MAX])
+{
+	struct pidx_sl_node *n = sl->head;
+
+	for (; n; n = rcu_dereference_protected(n->next[0], true))
+		count[min(page_to_nid(virt_to_page(pidx_sl_extra(n))),
+			  PIDX_NODES_MAX - 1)]++;
+}
+
 void pidx_sl_describe(struct pidx_sl *sl, const char *more, char *buf,
 		      size_t len)
 {
@@ -706,6 +726,11 @@ static void pidx_skiplist_describe(struct pidx_index *idx, char *buf,
 	pidx_sl_describe(to_sl(idx), "", buf, len);
 }
 
+static void pidx_skiplist_nodes(struct pidx_index *idx, u64 count[PIDX_NODES_MAX])
+{
+	pidx_sl_nodes(to_sl(idx), count);
+}
+
 const struct pidx_ops pidx_skiplist_ops = {
 	.name		= "skiplist",
 	.desc		= "skip list, RCU readers, O(log n) cyclic alloc via link spans",
@@ -719,4 +744,5 @@ const struct pidx_ops pidx_skiplist_ops = {
 	.verify		= pidx_skiplist_verify,
 	.mem_bytes	= pidx_skiplist_mem_bytes,
 	.describe	= pidx_skiplist_describe,
+	.nodes		= pidx_skiplist_nodes,
 };

@@ -78,6 +78,7 @@ struct pidx_sl {
 	u32 p_shift;		/* log2(p) */
 	u32 extra;		/* bytes of index data in front of tall nodes */
 	u32 extra_from;		/* towers this tall carry @extra */
+	int node;		/* NUMA placement setting (pidx.h) */
 	const char *name;	/* for messages */
 	u64 __percpu *rand;	/* level generator state, one per CPU */
 	u8 lead[PIDX_SL_MAX_LEVEL + 1];	/* per height: object start to header */
@@ -118,16 +119,32 @@ static inline void *pidx_sl_extra(struct pidx_sl_node *n)
  * known to be past @key (keys never change), so meeting it again on the
  * level below needs no look at its key.
  */
+/* Under trace_visits a node counts as visited when its key is read. */
+static __always_inline u32 pidx_sl_key(struct pidx_sl_node *n)
+{
+	pidx_visit_node(n, sizeof(*n));
+	return n->key;
+}
+
+static __always_inline struct pidx_sl_node *
+pidx_sl_next(struct pidx_sl_node *x, int lvl)
+{
+	pidx_visit_more(&x->next[lvl], sizeof(x->next[lvl]));
+	return rcu_dereference(x->next[lvl]);
+}
+
 static inline struct pidx_sl_node *
 pidx_sl_first_ge(struct pidx_sl_node *x, int lvl, u32 key)
 {
 	struct pidx_sl_node *y = NULL, *stop = NULL;
 
+	/* the start (the head, or a node already read) counts as one visit */
+	pidx_visit_node(x, sizeof(*x));
 	for (; lvl >= 0; lvl--) {
-		y = rcu_dereference(x->next[lvl]);
-		while (y && y != stop && y->key < key) {
+		y = pidx_sl_next(x, lvl);
+		while (y && y != stop && pidx_sl_key(y) < key) {
 			x = y;
-			y = rcu_dereference(x->next[lvl]);
+			y = pidx_sl_next(x, lvl);
 		}
 		if (y && y != stop && y->key == key)
 			break;
@@ -155,6 +172,7 @@ int pidx_sl_insert_locked(struct pidx_sl *sl, struct pidx_sl_node *n, u32 key);
 struct pidx_sl_node *pidx_sl_unlink_locked(struct pidx_sl *sl, u32 key);
 
 unsigned int pidx_sl_verify(struct pidx_sl *sl);
+void pidx_sl_nodes(struct pidx_sl *sl, u64 count[PIDX_NODES_MAX]);
 /* Count a verify() violation in *@bad and report the first few. */
 __printf(3, 4)
 void pidx_sl_bad(struct pidx_sl *sl, unsigned int *bad, const char *fmt, ...);

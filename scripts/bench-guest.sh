@@ -8,11 +8,15 @@
 #
 # Every configuration is one `run` of all the indexes (their repeats are
 # interleaved by the module), so index ratios always come from one boot and
-# one moment.  Two sweeps, as in the issue:
+# one moment.  The sweeps:
 #   keys sweep: every workload x every keys size, all online CPUs, first mode
 #   CPU sweep:  every workload x every mode x every CPU count, at one keys
 #               size (--cpu-sweep-keys, 32K); the point both sweeps share
 #               is run once.
+#   visits:     trace_visits=1, lookup and fork, one CPU, every keys size:
+#               nodes and cache lines per operation (times not comparable)
+#   numa:       with two NUMA nodes or more, lookups on a CPU of node 0 with
+#               the index on node 0 (local), node 1 (remote), interleaved
 
 set -u
 
@@ -45,6 +49,9 @@ to $OUT.  Every option has an environment equivalent (in brackets).
   --repeat N          storms per index per configuration [REPEAT]
                       quick 3; full 5
   --seed N            PRNG seed [SEED=1]
+  --visits yes|no     the visits sweep [VISITS=yes]
+  --numa auto|yes|no  the numa sweep; auto: when 2+ NUMA nodes are online
+                      [NUMA=auto]
   --set NAME=VALUE    also write VALUE to debugfs file NAME once before the
                       sweep (sl_p, sl_max_level, rb_level, fork_window);
                       repeatable [PIDX_SET="NAME=VALUE ..."]
@@ -83,6 +90,8 @@ OPS=${OPS:-}
 REPEAT=${REPEAT:-}
 SEED=${SEED:-1}
 PIDX_SET=${PIDX_SET:-}
+VISITS=${VISITS:-yes}
+NUMA=${NUMA:-auto}
 OUT=${OUT:-}
 SLOWDOWN=${SLOWDOWN:-}
 DRY=0
@@ -103,6 +112,8 @@ while [ $# -gt 0 ]; do
 	--repeat) need_arg "$@"; REPEAT=$2; shift ;;
 	--seed) need_arg "$@"; SEED=$2; shift ;;
 	--set) need_arg "$@"; PIDX_SET="$PIDX_SET $2"; shift ;;
+	--visits) need_arg "$@"; VISITS=$2; shift ;;
+	--numa) need_arg "$@"; NUMA=$2; shift ;;
 	--out) need_arg "$@"; OUT=$2; shift ;;
 	--ko) need_arg "$@"; PIDX_KO=$2; shift ;;
 	--slowdown) need_arg "$@"; SLOWDOWN=$2; shift ;;
@@ -189,6 +200,10 @@ for m in $MODES_L; do
 	case $m in ipi | kthread) ;; *) die "unknown mode '$m' (ipi, kthread)" 2 ;; esac
 done
 FIRST_MODE=${MODES_L%% *}
+case $VISITS in yes | no) ;; *) die "--visits is yes or no, not '$VISITS'" 2 ;; esac
+case $NUMA in auto | yes | no) ;; *) die "--numa is auto, yes or no, not '$NUMA'" 2 ;; esac
+# traced storms are slow and their counts do not depend on the length
+VOPS=$((OPS < 4000 ? OPS : 4000))
 WL_L=$(echo "$WORKLOADS" | tr ',' ' ')
 [ -n "$WL_L" ] || die "empty --workloads" 2
 for w in $WL_L; do
@@ -210,6 +225,20 @@ else
 	ONLINE_LIST=$(expand_cpulist "0-$(($(grep -c '^processor' /proc/cpuinfo) - 1))")
 fi
 NONLINE=$(echo "$ONLINE_LIST" | grep -c .)
+
+# NUMA: nodes with memory, and the first CPU of node 0
+NNODES=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' 2>/dev/null | grep -c .)
+NODE0_CPU=$(cut -d, -f1 /sys/devices/system/node/node0/cpulist 2>/dev/null | cut -d- -f1)
+case $NUMA in
+auto) if [ "$NNODES" -ge 2 ] && [ -n "$NODE0_CPU" ]; then NUMA_RUN=yes; else NUMA_RUN=no; fi ;;
+yes)
+	[ "$NNODES" -ge 2 ] && [ -n "$NODE0_CPU" ] ||
+		[ -n "$ONLINE_N" ] || die "--numa yes, but $NNODES NUMA node(s) online" 2
+	NUMA_RUN=yes
+	;;
+*) NUMA_RUN=no ;;
+esac
+: "${NODE0_CPU:=0}"
 
 # CPU counts: default 1,2,4,... and all online
 if [ -z "$CPUS" ]; then
@@ -253,7 +282,7 @@ if ! is_uint "$SLOWDOWN" || [ "$SLOWDOWN" -lt 1 ]; then
 fi
 
 # ---------------------------------------------------------------- plan
-# one line per configuration: MODE NCPUS KEYS WORKLOAD(:MIX)
+# one line per configuration: MODE NCPUS KEYS WORKLOAD(:MIX) [visits|node=N]
 
 plan() {
 	for k in $KEYS_L; do
@@ -271,6 +300,19 @@ plan() {
 			done
 		done
 	done
+	if [ "$VISITS" = yes ]; then
+		for k in $KEYS_L; do
+			echo "kthread 1 $k lookup visits"
+			echo "kthread 1 $k fork visits"
+		done
+	fi
+	if [ "$NUMA_RUN" = yes ]; then
+		for k in $(echo "$SWEEP_K $KEYS_L" | tr ' ' '\n' | sort -n | awk 'NR == 1 { a = $1 } { z = $1 } END { print a; if (z != a) print z }'); do
+			for p in 0 1 interleave; do
+				echo "ipi 1 $k lookup node=$p"
+			done
+		done
+	fi
 }
 
 # estimated milliseconds of one configuration (all indexes, all repeats):
@@ -326,6 +368,9 @@ sweep_conf() {
 	echo "repeat=$REPEAT"
 	echo "seed=$SEED"
 	echo "set=${PIDX_SET# }"
+	echo "visits=$VISITS"
+	echo "numa=$NUMA_RUN"
+	echo "numa_nodes=$NNODES"
 	echo "configs=$NCFG"
 	echo "nindexes=$NIDX"
 	echo "storms=$STORMS"
@@ -386,6 +431,11 @@ if [ "$INDEXES" = auto ] && [ -z "$IDX_W" ]; then
 	fi
 fi
 
+# the plan's index count now that the list is known (the estimate assumed 4)
+if [ "$IDX_W" != all ]; then
+	NIDX=$(echo "$IDX_W" | tr ',' '\n' | grep -c .)
+	STORMS=$((NCFG * NIDX * REPEAT))
+fi
 summary
 sweep_conf >"$OUT/sweep.conf" 2>/dev/null || err "cannot write $OUT/sweep.conf"
 T0=$(date +%s)
@@ -411,7 +461,7 @@ echo "$PLAN" >"$OUT/plan.txt" 2>/dev/null || true
 exec 3<<EOF
 $PLAN
 EOF
-while read -r mode n keys w <&3; do
+while read -r mode n keys w extra <&3; do
 	[ -n "$mode" ] || continue
 	case $w in
 	mixed:*) workload=mixed; mix=${w#mixed:} ;;
@@ -419,6 +469,7 @@ while read -r mode n keys w <&3; do
 	esac
 	[ "$workload" = mixed ] && [ -z "$mix" ] && mix=90/5/5
 	cpus=$(cpulist_of "$n")
+	case $extra in node=*) cpus=$NODE0_CPU ;; esac
 
 	pm=32768
 	need=$((2 * keys + OPS * n))
@@ -430,6 +481,7 @@ while read -r mode n keys w <&3; do
 	# the module refuses a delete storm with fewer keys than cpus x ops
 	# and an insert storm whose PIDs cannot fit: fewer ops for those
 	ops=$OPS
+	[ "$extra" = visits ] && ops=$VOPS
 	case $workload in
 	delete) lim=$((keys / n)) ;;
 	insert) lim=$(((pm - 1 - keys) / n)) ;;
@@ -453,6 +505,10 @@ while read -r mode n keys w <&3; do
 	fi
 	wr mode "$mode" || ok=0
 	wr cpus "$cpus" || ok=0
+	case $extra in
+	visits) wr trace_visits 1 || ok=0 ;;
+	node=*) wr node "${extra#node=}" || ok=0 ;;
+	esac
 	# keys must fit the PID space at every step: grow the space first,
 	# shrink it last
 	cur=$(tr -cd '0-9' 2>/dev/null <"$D/pid_max")
@@ -475,7 +531,11 @@ while read -r mode n keys w <&3; do
 	else
 		err "skipped the run of workload=$w mode=$mode cpus=$n keys=$keys: a setting was refused"
 	fi
-	[ "$ok" = 1 ] || failed_cfgs="$failed_cfgs $w,$mode,cpus=$n,keys=$keys;"
+	[ "$ok" = 1 ] || failed_cfgs="$failed_cfgs $w,$mode,cpus=$n,keys=$keys${extra:+,$extra};"
+	case $extra in
+	visits) wr trace_visits 0 ;;
+	node=*) wr node any ;;
+	esac
 
 	done_n=$((done_n + 1))
 	done_ms=$((done_ms + $(cost_ms "$n" "$keys")))
@@ -487,7 +547,7 @@ while read -r mode n keys w <&3; do
 	else
 		eta=$(((left_ms + 999) / 1000))
 	fi
-	echo "[$done_n/$NCFG] elapsed ${el}s, ETA ${eta}s: index=$IDX_W workload=$w cpus=$n keys=$keys mode=$mode" >&2
+	echo "[$done_n/$NCFG] elapsed ${el}s, ETA ${eta}s: index=$IDX_W workload=$w cpus=$n keys=$keys mode=$mode${extra:+ $extra}" >&2
 done
 exec 3<&-
 

@@ -48,6 +48,12 @@ interleaved repeats, in one `run`):
   --seed N            PRNG seed [SEED=1]
   --set NAME=VALUE    debugfs setting written once first (sl_p, rb_level,
                       sl_max_level, fork_window); repeatable [PIDX_SET]
+  --visits yes|no     the visits sweep: trace_visits=1, lookup and fork on
+                      one CPU at every keys size [VISITS=yes]
+  --numa auto|yes|no  the numa sweep: lookups on node 0 with the index on
+                      node 0, node 1, interleaved; auto: natively when the
+                      machine has 2+ nodes, and the VM (2+ vCPUs) is booted
+                      with two emulated nodes [NUMA=auto]
 Where:
   --native            run natively, fail if this kernel cannot load pidx.ko
   --vm                run under QEMU even if native would work
@@ -93,6 +99,7 @@ HEADERS=${HEADERS:-}
 RELEASE=${RELEASE:-}
 TIMEOUT=${TIMEOUT:-}
 OUTDIR=${BENCH_OUT:-}
+NUMA=${NUMA:-auto}
 force=
 plot=1
 dry=0
@@ -100,7 +107,7 @@ gargs=()
 # sweep settings given in the environment go to the guest script as options
 for v in INDEXES:--indexes WORKLOADS:--workloads MODES:--modes CPUS:--cpus \
 	KEYS:--keys CPU_SWEEP_KEYS:--cpu-sweep-keys OPS:--ops REPEAT:--repeat \
-	SEED:--seed; do
+	SEED:--seed VISITS:--visits; do
 	name=${v%%:*}
 	if [ -n "${!name:-}" ]; then gargs+=("${v#*:}" "${!name}"); fi
 done
@@ -112,11 +119,12 @@ while [ $# -gt 0 ]; do
 	--full) FULL=1 ;;
 	--quick) FULL=0 ;;
 	--indexes | --workloads | --modes | --cpus | --keys | --cpu-sweep-keys | \
-		--ops | --repeat | --seed | --set)
+		--ops | --repeat | --seed | --set | --visits)
 		needarg "$@"
 		gargs+=("$1" "$2")
 		shift
 		;;
+	--numa) needarg "$@"; NUMA=$2; shift ;;
 	--native) force=native ;;
 	--vm) force=vm ;;
 	--smp) needarg "$@"; SMP=$2; shift ;;
@@ -140,6 +148,8 @@ isnum "$SMP" || die -c 2 "--smp wants a positive number, not '$SMP'"
 [ -z "$MEM" ] || isnum "$MEM" || die -c 2 "--mem wants megabytes, not '$MEM'"
 [ -z "$TIMEOUT" ] || isnum "$TIMEOUT" || die -c 2 "--timeout wants seconds, not '$TIMEOUT'"
 case $ACCEL in auto | tcg | kvm) ;; *) die -c 2 "--accel is auto, tcg or kvm, not '$ACCEL'" ;; esac
+case $NUMA in auto | yes | no) ;; *) die -c 2 "--numa is auto, yes or no, not '$NUMA'" ;; esac
+gargs+=(--numa "$NUMA")
 if [ -z "$MEM" ]; then
 	if [ "$FULL" = 1 ]; then MEM=4096; else MEM=2048; fi
 fi
@@ -288,6 +298,8 @@ else
 	[ -z "$KERNEL" ] || vmargs+=(--kernel "$KERNEL")
 	[ -z "$HEADERS" ] || vmargs+=(--headers "$HEADERS")
 	[ -z "$RELEASE" ] || vmargs+=(--release "$RELEASE")
+	# two emulated nodes: no cost to the other sweeps, which allocate locally
+	if [ "$NUMA" != no ] && [ "$SMP" -ge 2 ]; then vmargs+=(--numa); fi
 	"$SELF_DIR/vm-run.sh" "${vmargs[@]}" "$GUEST" -- "${gargs[@]}" || rc=$?
 fi
 took=$(($(date +%s) - start))

@@ -9,10 +9,19 @@ Draws, as PNG and SVG, into --out (default RESULTS_DIR/plots):
   throughput_vs_cpus  aggregate Mops/s against storming CPUs
   latency             p50 and p99 of sampled single operations
   memory              bytes per key each index held
+and, only when results.csv has such rows (not with --compare):
+  visits              index nodes and cache lines per operation against
+                      keys, from the trace_visits=1 rows
+  numa                ns/op by memory placement, from the rows with a
+                      node other than "any"
+  pmu                 CPU counters per operation of the lookup keys sweep
 With --compare the files are named compare_*.  Medians and min-max spread
 are computed here from the individual repeats; rows with verified=FAILED
 are left out (with a warning).  The `null` index is drawn as a grey dashed
-"engine cost" reference, never as an index.
+"engine cost" reference, never as an index.  Rows with trace_visits=1 (their
+times include the tracing) and rows with node other than "any" are left out
+of the time and memory figures.  A results.csv without those columns reads
+as trace_visits=0, node=any, pmu n/a.
 
 Runs with Debian's python3-matplotlib: use /usr/bin/python3.
 """
@@ -35,7 +44,24 @@ REQUIRED = ["index", "workload", "mode", "mix", "ncpus", "keys", "repeat",
 NUMERIC = ["run", "ncpus", "keys", "ops", "pid_max", "seed", "repeat",
            "total_ops", "fails", "errors", "elapsed_ns", "ns_per_op", "mops",
            "cpu_nsop_min", "cpu_nsop_max", "p50_ns", "p90_ns", "p99_ns",
-           "max_ns", "clock_ns", "mem_bytes", "bytes_per_key"]
+           "max_ns", "clock_ns", "mem_bytes", "bytes_per_key",
+           "trace_visits", "visits_per_op", "visits_max", "lines_per_op",
+           "lines_max", "cycles_per_op", "instructions_per_op",
+           "cache_refs_per_op", "cache_misses_per_op",
+           "llc_load_misses_per_op"]
+# Columns added after `extra`, and what a results.csv without them means.
+OPTIONAL_NUMBERS = ["visits_per_op", "visits_max", "lines_per_op",
+                    "lines_max", "cycles_per_op", "instructions_per_op",
+                    "cache_refs_per_op", "cache_misses_per_op",
+                    "llc_load_misses_per_op"]
+OPTIONAL_TEXT = {"pmu": "n/a", "node": "any", "cpu_nodes": "n/a",
+                 "mem_nodes": "n/a"}
+# CPU counter columns and their labels, in the order drawn
+PMU_COLUMNS = [("cycles_per_op", "cycles"),
+               ("instructions_per_op", "instructions"),
+               ("cache_refs_per_op", "cache references"),
+               ("cache_misses_per_op", "cache misses"),
+               ("llc_load_misses_per_op", "LLC load misses")]
 MISSING_WORDS = ("n/a", "na", "-")
 
 NULL = "null"
@@ -51,6 +77,8 @@ TCG_NOTE = ("QEMU TCG emulation: absolute times are not hardware times; "
             "compare indexes within one boot")
 KVM_NOTE = ("QEMU/KVM guest: absolute times include virtualisation; "
             "compare indexes within one boot")
+NUMA_TCG_NOTE = ("QEMU TCG: remote memory costs nothing extra, so these "
+                 "times do not show hardware NUMA costs")
 
 
 class PlotError(Exception):
@@ -113,7 +141,15 @@ class Run:
         csv_path = os.path.join(directory, "results.csv")
         if not os.path.isfile(csv_path):
             raise PlotError(f"{csv_path}: missing")
-        self.rows, self.failed = self._read_csv(csv_path)
+        self.all_rows, self.failed = self._read_csv(csv_path)
+        # rows timed the ordinary way feed the time and memory figures;
+        # traced rows (times include the tracing) and placed rows (the numa
+        # sweep) only their own figures
+        self.visit_rows = [r for r in self.all_rows if r["trace_visits"]]
+        self.numa_rows = [r for r in self.all_rows if not r["trace_visits"]
+                          and r["node"] != "any"]
+        self.rows = [r for r in self.all_rows if not r["trace_visits"]
+                     and r["node"] == "any"]
         meta = read_meta(os.path.join(directory, "meta"))
         self.meta_missing = meta is None
         self.meta = meta or {}
@@ -138,10 +174,12 @@ class Run:
                     line = reader.line_num
                     if not cells or not any(c.strip() for c in cells):
                         continue
-                    if len(cells) > len(header) and header[-1] == "extra":
+                    if len(cells) > len(header) and "extra" in header:
                         # `extra` is free text: keep any commas in it
-                        cells = cells[:len(header) - 1] + [
-                            ",".join(cells[len(header) - 1:])]
+                        e = header.index("extra")
+                        n = len(cells) - len(header) + 1
+                        cells = cells[:e] + [",".join(cells[e:e + n])] + \
+                            cells[e + n:]
                     if len(cells) != len(header):
                         raise PlotError(f"{path} line {line}: {len(cells)} "
                                         f"fields, header has {len(header)}")
@@ -161,6 +199,7 @@ class Run:
                             raise PlotError(f"{path} line {line}: column "
                                             f"'{c}' is empty")
                         row[c] = int(row[c])
+                    check_new_columns(row, path, line)
                     row["wl"] = workload_label(row)
                     rows.append(row)
         except OSError as e:
@@ -222,6 +261,25 @@ class Run:
         return None
 
 
+def check_new_columns(row, path, line):
+    """Defaults for the columns an older results.csv lacks; checks the
+    values of those it has."""
+    for c in OPTIONAL_NUMBERS:
+        row.setdefault(c, None)
+    for c, default in OPTIONAL_TEXT.items():
+        row[c] = row.get(c) or default
+    tv = row.get("trace_visits")
+    if tv not in (None, 0, 1):
+        raise PlotError(f"{path} line {line}: column 'trace_visits' is not "
+                        f"0 or 1: '{tv:g}'")
+    row["trace_visits"] = int(tv or 0)
+    node = row["node"].lower()
+    if node not in ("any", "interleave") and not node.isdigit():
+        raise PlotError(f"{path} line {line}: column 'node' is not any, "
+                        f"interleave or a node number: '{row['node']}'")
+    row["node"] = node if not node.isdigit() else str(int(node))
+
+
 def workload_label(row):
     if row["workload"] == "mixed" and row["mix"]:
         return f"mixed {row['mix']}"
@@ -257,10 +315,12 @@ def workload_sort_key(wl):
     return (pos, lookup_pct, wl)
 
 
-def ordered_indexes(runs):
+def ordered_indexes(runs, attr="rows"):
+    """Index names of the rows in attr (rows: the timed ones), known ones
+    first, without null."""
     names = []
     for run in runs:
-        for r in run.rows:
+        for r in getattr(run, attr):
             if r["index"] != NULL and r["index"] not in names:
                 names.append(r["index"])
     known = [n for n in INDEX_COLORS if n in names]
@@ -308,7 +368,8 @@ class Styler:
         self.runs = runs
         self.compare = len(runs) > 1
         self.colors, self.markers = {}, {}
-        for i, name in enumerate(ordered_indexes(runs)):
+        # every row: the same index has one colour in every figure
+        for i, name in enumerate(ordered_indexes(runs, "all_rows")):
             j = i - len([n for n in INDEX_COLORS if n in self.colors])
             self.colors[name] = INDEX_COLORS.get(
                 name, SPARE_COLORS[max(j, 0) % len(SPARE_COLORS)])
@@ -379,9 +440,12 @@ def new_figure(npanels, panel_w=5.4, panel_h=3.9, ncols=None):
     return fig, flat[:npanels]
 
 
-def finish_figure(fig, runs, title, subtitle, handles, out_base, written):
+def finish_figure(fig, runs, title, subtitle, handles, out_base, written,
+                  run_notes=True, notes=(), foot=()):
     """Title, legend and notes in margins added to the figure, then PNG and
-    SVG.  The panels keep the size they were created with."""
+    SVG.  The panels keep the size they were created with.  run_notes: the
+    emulation notes of the runs (for figures of times); notes: more of
+    them; foot: lines of small print between the legend and the notes."""
     import textwrap
     import matplotlib.pyplot as plt
     w, h = fig.get_size_inches()
@@ -392,18 +456,20 @@ def finish_figure(fig, runs, title, subtitle, handles, out_base, written):
         head.append(subtitle)
     head = [line for text in head for line in textwrap.wrap(text, wrap)]
     top_in = 0.62 + 0.24 * len(head)
-    notes = []
-    for r in runs:
+    notes, more = [], list(notes)
+    for r in runs if run_notes else []:
         n = r.note()
         if n and n not in notes:
             notes.append(n)
+    notes += [n for n in more if n not in notes]
     # columns as wide as the widest entry must fit the figure's width
     widest = max((0.75 + 0.085 * len(h.get_label()) for h in handles),
                  default=1.0)
     ncol = max(1, min(len(handles), int(w * 0.96 // widest)))
     legend_rows = (len(handles) + ncol - 1) // ncol
     note_in = 0.36 * len(notes)
-    bottom_in = 0.2 + 0.27 * legend_rows + note_in + 0.1
+    foot_in = 0.1 + 0.18 * len(foot) if foot else 0.0
+    bottom_in = 0.2 + 0.27 * legend_rows + note_in + foot_in + 0.1
     H = h + top_in + bottom_in
     fig.set_size_inches(w, H)
     fig.tight_layout(rect=[0, bottom_in / H, 1, 1 - top_in / H],
@@ -414,8 +480,12 @@ def finish_figure(fig, runs, title, subtitle, handles, out_base, written):
              fontsize=10.5, linespacing=1.45)
     fig.legend(handles=row_major(handles, ncol), loc="lower center",
                ncol=ncol,
-               bbox_to_anchor=(0.5, (0.05 + note_in) / H),
+               bbox_to_anchor=(0.5, (0.05 + note_in + foot_in) / H),
                frameon=False, fontsize=10.5)
+    if foot:
+        fig.text(0.5, (0.12 + note_in) / H, "\n".join(foot), ha="center",
+                 va="bottom", multialignment="left", fontsize=9,
+                 family="monospace", linespacing=1.35)
     for i, n in enumerate(notes):
         fig.text(0.5, (0.10 + 0.36 * i) / H, n, ha="center", va="bottom",
                  fontsize=10.5, color="#a00000", fontweight="bold",
@@ -826,6 +896,274 @@ def plot_memory(runs, sty, out, written):
                   written)
 
 
+# ---- visits per operation (trace_visits=1 rows)
+
+def compare_skip(runs, fig_name, attr):
+    """True (after saying so) when --compare: the figures of the extra
+    sweeps are drawn for one directory at a time."""
+    if len(runs) == 1:
+        return False
+    if any(getattr(run, attr) for run in runs):
+        info(f"skipping {fig_name}: not drawn with --compare (plot each "
+             f"results directory alone)")
+    return True
+
+
+def keys_axis(axes, all_keys):
+    """Log x axis with a tick at each keys size."""
+    for ax in axes:
+        ax.set_xscale("log")
+        ax.set_xticks(all_keys)
+        ax.set_xticklabels([fmt_keys(k) for k in all_keys])
+        no_minor_x(ax)
+        ax.set_xlim(all_keys[0] / 1.6, all_keys[-1] * 1.6)
+        ax.set_xlabel("keys prefilled (log scale)")
+
+
+def plot_visits(runs, sty, out, written):
+    from matplotlib.lines import Line2D
+    if compare_skip(runs, "visits", "visit_rows"):
+        return
+    rows = [r for r in runs[0].visit_rows if r["index"] != NULL
+            and r["visits_per_op"] is not None]
+    if not rows:
+        info("skipping visits: no trace_visits=1 rows")
+        return
+    wls = sorted({r["wl"] for r in rows}, key=workload_sort_key)
+    names = ordered_indexes(runs, "visit_rows")
+    fig, axes = new_figure(len(wls), panel_w=5.4 if len(wls) > 1 else 7.0)
+    all_keys, counts, modes = set(), [], set()
+    for ax, wl in zip(axes, wls):
+        sel = [r for r in rows if r["wl"] == wl]
+        mode = preferred_mode(sel)
+        modes.add(mode)
+        sel = [r for r in sel if r["mode"] == mode]
+        # the CPU count with the most keys sizes; fewest CPUs on a tie
+        ncpus = pick_most_distinct(sel, "ncpus", "keys", lambda v: -v)
+        sel = [r for r in sel if r["ncpus"] == ncpus]
+        for col, style in (("visits_per_op", "-"), ("lines_per_op", "--")):
+            g = group(sel, lambda r: (r["index"], r["keys"]), col)
+            for name in names:
+                pts = sorted((k, s) for (i, k), s in g.items() if i == name)
+                if not pts:
+                    continue
+                all_keys.update(k for k, _ in pts)
+                counts.extend(s[3] for _, s in pts)
+                kw = sty.line(name, 0)
+                kw["linestyle"] = style
+                if style != "-":
+                    kw.update(markerfacecolor="white", linewidth=1.6)
+                errbar(ax, [k for k, _ in pts], [s for _, s in pts], **kw)
+        ax.set_title(f"{wl} · {ncpus} CPU{'s' if ncpus != 1 else ''}",
+                     fontsize=12)
+        ax.set_ylim(bottom=0)
+        ax.set_ylabel("per operation (mean over the storm)")
+        ax.grid(True, alpha=0.35)
+    keys_axis(axes, sorted(all_keys))
+    handles = sty.legend_handles(names, False) + [
+        Line2D([], [], color="black", linewidth=2.0, linestyle="-",
+               label="solid: index nodes visited"),
+        Line2D([], [], color="black", linewidth=1.6, linestyle="--",
+               label="dashed: distinct cache lines")]
+    seeds = sorted({f"{r['seed']:g}" for r in rows if r.get("seed")
+                    is not None})
+    rep = repeats_text(counts)
+    finish_figure(fig, runs,
+                  "visits per op: deterministic for a seed; counted, "
+                  "not timed",
+                  f"trace_visits=1 rows (their times include the tracing "
+                  f"and are left out of every time figure); mode "
+                  f"{'/'.join(sorted(m for m in modes if m))}"
+                  + (f", seed {', '.join(seeds)}" if seeds else "")
+                  + (f"; {rep}" if counts and max(counts) > 1 else ""),
+                  handles, os.path.join(out, f"{prefix(runs)}visits"),
+                  written, run_notes=False)
+
+
+# ---- ns/op by memory placement (rows with node other than any)
+
+def node_order(node):
+    return (node == "interleave", int(node) if node.isdigit() else 0)
+
+
+def storm_nodes(rows):
+    """The NUMA nodes of the storm CPUs (cpu_nodes "cpu:node;...")."""
+    nodes = set()
+    for r in rows:
+        for pair in r["cpu_nodes"].split(";"):
+            node = pair.partition(":")[2].strip()
+            if node.isdigit():
+                nodes.add(node)
+    return nodes
+
+
+def placement_label(node, local, sep="\n"):
+    if node == "interleave":
+        return "interleave"
+    if local is None:
+        return f"node {node}"
+    return f"node {node}{sep}({'local' if node == local else 'remote'})"
+
+
+def plot_numa(runs, sty, out, written):
+    import textwrap
+    import matplotlib.patches as mpatches
+    if compare_skip(runs, "numa", "numa_rows"):
+        return
+    run = runs[0]
+    rows = [r for r in run.numa_rows if r["ns_per_op"] is not None]
+    if not rows:
+        info("skipping numa: no rows with a node other than any")
+        return
+    names = ordered_indexes(runs, "numa_rows")
+    panels = sorted({(r["wl"], r["keys"]) for r in rows},
+                    key=lambda p: (workload_sort_key(p[0]), p[1]))
+    nodes = sorted({r["node"] for r in rows}, key=node_order)
+    cpu_nodes = storm_nodes(rows)
+    local = next(iter(cpu_nodes)) if len(cpu_nodes) == 1 else None
+    width = 0.8 / max(1, len(names))
+    fig, axes = new_figure(len(panels), panel_w=max(
+        5.4, 0.3 * len(nodes) * (len(names) + 1.5) + 1.5))
+    counts, has_null, table, cfg = [], False, [], set()
+    many_wls = len({wl for wl, _ in panels}) > 1
+    for ax, (wl, keys) in zip(axes, panels):
+        prow = [r for r in rows if r["wl"] == wl and r["keys"] == keys]
+        g = group(prow, lambda r: (r["index"], r["node"]), "ns_per_op")
+        here = [n for n in nodes if any(r["node"] == n for r in prow)]
+        for xi, node in enumerate(here):
+            for ni, name in enumerate(names):
+                s = g.get((name, node))
+                if s is None:
+                    continue
+                counts.append(s[3])
+                x = xi - 0.4 + width * (ni + 0.5)
+                ax.bar(x, s[0], width * 0.92, color=sty.colors[name])
+                ax.errorbar(x, s[0], yerr=[[s[0] - s[1]], [s[2] - s[0]]],
+                            color="black", capsize=2.5, elinewidth=1,
+                            linestyle="none")
+            s = g.get((NULL, node))
+            if s is not None:
+                has_null = True
+                ax.hlines(s[0], xi - 0.45, xi + 0.45,
+                          **{k: v for k, v in sty.line(NULL, 0).items()
+                             if k in ("color", "linestyle", "linewidth")})
+            # where the first repeat's index objects were after the prefill
+            first = {}
+            for r in sorted(prow, key=lambda r: r["repeat"] or 0):
+                if r["node"] == node and r["index"] != NULL:
+                    first.setdefault(r["index"], r["mem_nodes"])
+            table.append(
+                (f"{wl} " if many_wls else "")
+                + f"{fmt_keys(keys)} keys, "
+                + f"{placement_label(node, local, ' ')}: "
+                + "  ".join(f"{n} {first[n]}" for n in names if n in first))
+        for r in prow:
+            cfg.add(f"{r['ncpus']} CPU{'s' if r['ncpus'] != 1 else ''}, "
+                    f"{r['mode']}")
+        ax.set_xticks(range(len(here)))
+        ax.set_xticklabels([placement_label(n, local) for n in here])
+        ax.set_xlim(-0.6, len(here) - 0.4)
+        ax.set_ylim(bottom=0)
+        ax.set_title(f"{wl} · {fmt_keys(keys)} keys", fontsize=12)
+        ax.set_xlabel("index memory placed on (node setting)")
+        ax.set_ylabel("mean ns per operation")
+        ax.set_axisbelow(True)
+        ax.grid(True, axis="y", alpha=0.35)
+    w = fig.get_size_inches()[0]
+    cpus = sorted({r["cpu_nodes"] for r in rows})
+    foot = [f"storm cpu:node {', '.join(cpus)}; index objects per node "
+            f"(node:count) after the prefill, first repeat:"]
+    for line in table:
+        foot += textwrap.wrap(line, max(60, int(w * 12.5)),
+                              subsequent_indent="    ")
+    notes = [NUMA_TCG_NOTE] if run.note() == TCG_NOTE else []
+    handles = [mpatches.Patch(color=sty.colors[n], label=n) for n in names]
+    handles += sty.legend_handles([], has_null)
+    finish_figure(fig, runs, "ns per operation by memory placement (NUMA)",
+                  f"{'; '.join(sorted(cfg))}; bars: median over "
+                  + repeats_text(counts).replace("median of ", "")
+                  .replace("bars", "whiskers"),
+                  handles, os.path.join(out, f"{prefix(runs)}numa"),
+                  written, notes=notes, foot=foot)
+
+
+# ---- CPU counters per operation
+
+def plot_pmu(runs, sty, out, written):
+    import matplotlib.patches as mpatches
+    cols = [c for c, _ in PMU_COLUMNS]
+    if not any(r[c] is not None for run in runs for r in run.all_rows
+               for c in cols):
+        info("pmu: no hardware counter values (n/a), no pmu plot")
+        return
+    if compare_skip(runs, "pmu", "all_rows"):
+        return
+    rows = [r for r in runs[0].rows if r["wl"] == "lookup"
+            and any(r[c] is not None for c in cols)]
+    mode = preferred_mode(rows)
+    rows = [r for r in rows if r["mode"] == mode]
+    ncpus = pick_most_distinct(rows, "ncpus", "keys", lambda v: v)
+    rows = [r for r in rows if r["ncpus"] == ncpus]
+    if not rows:
+        info("skipping pmu: counter values, but none in the lookup keys "
+             "sweep")
+        return
+    hw = [r for r in rows if r["pmu"] != "sw"]
+    if hw:
+        rows = hw
+        panels = [(c, lab) for c, lab in PMU_COLUMNS
+                  if any(r[c] is not None for r in rows)]
+    else:
+        # pmu=sw: every column holds the software cpu-clock
+        panels = [("cycles_per_op", "software cpu-clock ns")]
+    names = [n for n in ordered_indexes(runs)
+             if any(r["index"] == n for r in rows)]
+    all_keys = sorted({r["keys"] for r in rows})
+    width = 0.8 / max(1, len(names))
+    fig, axes = new_figure(len(panels), panel_w=max(
+        5.4, 0.3 * len(all_keys) * (len(names) + 1.5) + 1.5))
+    counts, has_null = [], False
+    for ax, (col, lab) in zip(axes, panels):
+        g = group(rows, lambda r: (r["index"], r["keys"]), col)
+        for xi, keys in enumerate(all_keys):
+            for ni, name in enumerate(names):
+                s = g.get((name, keys))
+                if s is None:
+                    continue
+                counts.append(s[3])
+                x = xi - 0.4 + width * (ni + 0.5)
+                ax.bar(x, s[0], width * 0.92, color=sty.colors[name])
+                ax.errorbar(x, s[0], yerr=[[s[0] - s[1]], [s[2] - s[0]]],
+                            color="black", capsize=2.5, elinewidth=1,
+                            linestyle="none")
+            s = g.get((NULL, keys))
+            if s is not None:
+                has_null = True
+                ax.hlines(s[0], xi - 0.45, xi + 0.45,
+                          **{k: v for k, v in sty.line(NULL, 0).items()
+                             if k in ("color", "linestyle", "linewidth")})
+        ax.set_xticks(range(len(all_keys)))
+        ax.set_xticklabels([fmt_keys(k) for k in all_keys])
+        ax.set_xlim(-0.6, len(all_keys) - 0.4)
+        ax.set_ylim(bottom=0)
+        ax.set_title(lab, fontsize=12)
+        ax.set_xlabel("keys prefilled")
+        ax.set_ylabel(f"{lab} per operation")
+        ax.set_axisbelow(True)
+        ax.grid(True, axis="y", alpha=0.35)
+    handles = [mpatches.Patch(color=sty.colors[n], label=n) for n in names]
+    handles += sty.legend_handles([], has_null)
+    pmu_txt = "/".join(sorted({r["pmu"] for r in rows}))
+    finish_figure(fig, runs, "CPU counters per operation, lookup",
+                  f"pmu={pmu_txt}, mode {mode}, {ncpus} "
+                  f"CPU{'s' if ncpus != 1 else ''}; kernel only, counted "
+                  f"around each CPU's storm; bars: median over "
+                  + repeats_text(counts).replace("median of ", "")
+                  .replace("bars", "whiskers"),
+                  handles, os.path.join(out, f"{prefix(runs)}pmu"),
+                  written, run_notes=False)
+
+
 def prefix(runs):
     return "compare_" if len(runs) > 1 else ""
 
@@ -866,7 +1204,7 @@ def main(argv):
         if run.failed:
             warn(f"{run.dir}: left out {run.failed} row(s) with "
                  f"verified=FAILED")
-        bad = sum(1 for r in run.rows if (r.get("errors") or 0) > 0)
+        bad = sum(1 for r in run.all_rows if (r.get("errors") or 0) > 0)
         if bad:
             warn(f"{run.dir}: {bad} row(s) report correctness errors "
                  f"(errors > 0); they are plotted")
@@ -884,6 +1222,9 @@ def main(argv):
     plot_throughput(runs, sty, out, written)
     plot_latency(runs, sty, out, written)
     plot_memory(runs, sty, out, written)
+    plot_visits(runs, sty, out, written)
+    plot_numa(runs, sty, out, written)
+    plot_pmu(runs, sty, out, written)
     for p in written:
         print(p)
     if not written:

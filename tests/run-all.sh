@@ -166,6 +166,10 @@ stock_guest_tests() {
 	guest "4cpu" "$WORK/g4" --smp 4 --mem 3072 --ko "$WORK/pidx.ko" --release "$REL" \
 		"$REPO/tests/guest/suite.sh" -- quick
 
+	section "guest: two NUMA nodes, 2 vCPUs: placement"
+	guest "numa" "$WORK/gnuma" --smp 2 --numa --ko "$WORK/pidx.ko" --release "$REL" \
+		"$REPO/tests/guest/suite.sh" -- numa
+
 	section "plot.py on the results the 2-vCPU guest just produced"
 	local p=$WORK/plot-guest
 	mkdir -p "$p"

@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Tests of scripts/plot.py on the synthetic fixture tests/fixtures/plot-small
-# and on malformed copies of it.  One line per check: "PASS name" or
+# Tests of scripts/plot.py on the synthetic fixtures tests/fixtures/plot-small
+# (the columns up to `extra`) and tests/fixtures/plot-numa (the columns after
+# it, with trace_visits=1 rows and rows placed on NUMA nodes), and on
+# modified copies of them.  One line per check: "PASS name" or
 # "FAIL name: expected ..., saw ...".  Exit status: the number of failures
 # (capped at 1).  Needs Debian's python3-matplotlib (PYTHON, default
 # /usr/bin/python3).
@@ -12,10 +14,18 @@ root=$(cd "$here/.." && pwd)
 PYTHON=${PYTHON:-/usr/bin/python3}
 PLOT=${PLOT:-$root/scripts/plot.py}
 FIX=$root/tests/fixtures/plot-small
+NFIX=$root/tests/fixtures/plot-numa
 FIGS="nsop_vs_keys throughput_vs_cpus latency memory"
+# the figures of the extra sweeps
+NEWFIGS="visits numa"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test-plot.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+
+# byte-identical figures for identical data: a fixed SVG id salt and date
+mkdir -p "$tmp/mplrc"
+echo "svg.hashsalt: test-plot" >"$tmp/mplrc/matplotlibrc"
+export MATPLOTLIBRC=$tmp/mplrc SOURCE_DATE_EPOCH=0
 
 passed=0
 failed=0
@@ -31,11 +41,11 @@ run_plot() {
 	"$PYTHON" "$PLOT" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
 }
 
-# check_figs NAME DIR PREFIX: every figure as non-empty PNG (magic bytes)
-# and SVG
+# check_figs NAME DIR PREFIX [FIGURES]: every figure (default $FIGS) as
+# non-empty PNG (magic bytes) and SVG
 check_figs() {
-	local name=$1 dir=$2 prefix=$3 f magic
-	for f in $FIGS; do
+	local name=$1 dir=$2 prefix=$3 figs=${4:-$FIGS} f magic
+	for f in $figs; do
 		f=$dir/$prefix$f
 		if [[ ! -s $f.png ]]; then
 			fail "$name ${f##*/}.png" "expected a non-empty file, saw $(
@@ -86,6 +96,37 @@ fixture_copy() {
 # column number (1-based) of a header name in the fixture
 col() {
 	head -n 1 "$FIX/results.csv" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1
+}
+
+# ncol NAME: the same in the numa fixture
+ncol() {
+	head -n 1 "$NFIX/results.csv" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1
+}
+
+# nfixture_copy DIR: a fresh copy of the numa fixture
+nfixture_copy() {
+	mkdir -p "$1"
+	cp "$NFIX/results.csv" "$NFIX/meta" "$1/"
+}
+
+# same_figs NAME DIR1 DIR2: the $FIGS PNGs and SVGs of both are identical
+same_figs() {
+	local name=$1 a=$2 b=$3 f ext differ=""
+	for f in $FIGS; do
+		for ext in png svg; do
+			cmp -s "$a/$f.$ext" "$b/$f.$ext" || differ+=" $f.$ext"
+		done
+	done
+	if [[ -z $differ ]]; then
+		pass "$name"
+	else
+		fail "$name" "expected identical figures, saw differences in$differ"
+	fi
+}
+
+# listing DIR: the file names in DIR, sorted, on one line
+listing() {
+	find "$1" -maxdepth 1 -type f -printf '%f\n' | sort | tr '\n' ' '
 }
 
 # --- prerequisites -------------------------------------------------------
@@ -162,6 +203,148 @@ expect_error "missing dir" --out "$tmp/x" "$tmp/does-not-exist"
 
 mkdir -p "$tmp/nocsv"
 expect_error "dir without results.csv" --out "$tmp/x" "$tmp/nocsv"
+
+# --- the old fixture: exactly the figures it always drew -----------------
+expect="latency.png latency.svg memory.png memory.svg nsop_vs_keys.png nsop_vs_keys.svg throughput_vs_cpus.png throughput_vs_cpus.svg "
+if [[ $(listing "$tmp/plots") == "$expect" ]]; then
+	pass "old fixture: exactly the four figures, no visits/numa/pmu"
+else
+	fail "old fixture: exactly the four figures, no visits/numa/pmu" "expected '$expect', saw '$(listing "$tmp/plots")'"
+fi
+if grep -qx 'plot.py: pmu: no hardware counter values (n/a), no pmu plot' "$tmp/fixture.out"; then
+	pass "old fixture: one line says there is no pmu plot"
+else
+	fail "old fixture: one line says there is no pmu plot" "expected the pmu line on stdout, saw '$(grep -v '^/' "$tmp/fixture.out" | tr '\n' '|')'"
+fi
+
+# the old fixture with the new columns appended as an old results.csv
+# means them (trace_visits=0, node=any, pmu n/a) draws the same bytes
+fixture_copy "$tmp/upgraded"
+awk 'NR == 1 { print $0 ",trace_visits,visits_per_op,visits_max,lines_per_op,lines_max,pmu,cycles_per_op,instructions_per_op,cache_refs_per_op,cache_misses_per_op,llc_load_misses_per_op,node,cpu_nodes,mem_nodes"; next }
+	{ print $0 ",0,n/a,n/a,n/a,n/a,off,n/a,n/a,n/a,n/a,n/a,any,0:0,n/a" }' \
+	"$FIX/results.csv" >"$tmp/upgraded/results.csv"
+run_plot upgraded --out "$tmp/upgraded/plots" "$tmp/upgraded"
+if [[ $rc -eq 0 && ! -s $tmp/upgraded.err ]]; then
+	pass "old fixture with the new columns: exit 0, quiet stderr"
+else
+	fail "old fixture with the new columns: exit 0, quiet stderr" "expected 0 and no stderr, saw $rc and '$(head -n 2 "$tmp/upgraded.err" | tr '\n' '|')'"
+fi
+same_figs "missing new columns read as trace_visits=0, node=any, pmu n/a" \
+	"$tmp/plots" "$tmp/upgraded/plots"
+
+# --- the numa fixture: visits and numa drawn, pmu not ---------------------
+if grep -q '^fixture=synthetic (not a measurement)$' "$NFIX/meta"; then
+	pass "numa fixture meta marks it synthetic"
+else
+	fail "numa fixture meta marks it synthetic" "expected 'fixture=synthetic (not a measurement)' in $NFIX/meta, saw none"
+fi
+run_plot numa --out "$tmp/nplots" "$NFIX"
+if [[ $rc -eq 0 && ! -s $tmp/numa.err ]]; then
+	pass "numa fixture plots: exit 0, quiet stderr"
+else
+	fail "numa fixture plots: exit 0, quiet stderr" "expected 0 and no stderr, saw $rc and '$(head -n 2 "$tmp/numa.err" | tr '\n' '|')'"
+fi
+check_figs numa "$tmp/nplots" "" "$FIGS $NEWFIGS"
+if [[ ! -e $tmp/nplots/pmu.png ]] &&
+	grep -qx 'plot.py: pmu: no hardware counter values (n/a), no pmu plot' "$tmp/numa.out"; then
+	pass "numa fixture: counters all n/a, no pmu plot, one line says so"
+else
+	fail "numa fixture: counters all n/a, no pmu plot, one line says so" "expected no pmu.png and the pmu line, saw $(listing "$tmp/nplots")/ '$(grep -v '^/' "$tmp/numa.out" | tr '\n' '|')'"
+fi
+
+# svg_has NAME FILE TEXT: the SVG's text (svg.fonttype none keeps it as
+# text) contains TEXT
+svg_has() {
+	if grep -qF -- "$3" "$2"; then
+		pass "$1"
+	else
+		fail "$1" "expected '$3' in ${2##*/}, saw none"
+	fi
+}
+svg_has "visits title: counted, not timed" "$tmp/nplots/visits.svg" "deterministic for a seed; counted, not timed"
+svg_has "visits legend: dashed lines are cache lines" "$tmp/nplots/visits.svg" "dashed: distinct cache lines"
+svg_has "numa: TCG caveat on remote memory" "$tmp/nplots/numa.svg" "remote memory costs nothing extra"
+svg_has "numa: remote placement labelled" "$tmp/nplots/numa.svg" "(remote)"
+svg_has "numa: mem_nodes of the first repeat" "$tmp/nplots/numa.svg" "idr 1:18"
+svg_has "numa: cpu_nodes" "$tmp/nplots/numa.svg" "storm cpu:node 0:0"
+
+# the numa caveat is left out where remote memory costs what it costs
+nfixture_copy "$tmp/kvm"
+sed -i 's/^accel=tcg$/accel=kvm/' "$tmp/kvm/meta"
+run_plot kvm --out "$tmp/kvm/plots" "$tmp/kvm"
+if [[ $rc -eq 0 && -s $tmp/kvm/plots/numa.svg ]] &&
+	! grep -qF "remote memory costs nothing extra" "$tmp/kvm/plots/numa.svg"; then
+	pass "numa under KVM: no TCG caveat"
+else
+	fail "numa under KVM: no TCG caveat" "expected exit 0 and numa.svg without the caveat, saw $rc and $(grep -c "costs nothing extra" "$tmp/kvm/plots/numa.svg" 2>/dev/null) mention(s)"
+fi
+
+# --- traced and placed rows stay out of the time figures -------------------
+# the same fixture without them must draw the same bytes; the traced rows
+# have a keys size (4K) and ns/op the timed ones lack, the placed rows
+# other ns/op, so a figure that let them in would differ
+nfixture_copy "$tmp/plain"
+awk -F, -v t="$(ncol trace_visits)" -v n="$(ncol node)" \
+	'NR == 1 || ($t == 0 && $n == "any")' \
+	"$NFIX/results.csv" >"$tmp/plain/results.csv"
+kept=$(($(wc -l <"$tmp/plain/results.csv") - 1))
+all=$(($(wc -l <"$NFIX/results.csv") - 1))
+if [[ $kept -gt 0 && $kept -lt $all ]]; then
+	pass "numa fixture has timed rows and extra rows ($kept of $all timed)"
+else
+	fail "numa fixture has timed rows and extra rows" "expected 0 < timed rows < $all, saw $kept"
+fi
+run_plot plain --out "$tmp/plain/plots" "$tmp/plain"
+same_figs "trace_visits=1 and node!=any rows left out of the time figures" \
+	"$tmp/nplots" "$tmp/plain/plots"
+if [[ ! -e $tmp/plain/plots/visits.png && ! -e $tmp/plain/plots/numa.png ]] &&
+	grep -q '^plot.py: skipping visits: ' "$tmp/plain.out" &&
+	grep -q '^plot.py: skipping numa: ' "$tmp/plain.out"; then
+	pass "no traced or placed rows: no visits or numa figure, said so"
+else
+	fail "no traced or placed rows: no visits or numa figure, said so" "expected neither figure and two skipping lines, saw $(listing "$tmp/plain/plots")/ '$(grep -v '^/' "$tmp/plain.out" | tr '\n' '|')'"
+fi
+
+# --- counter values draw pmu -----------------------------------------------
+nfixture_copy "$tmp/pmu"
+awk -F, -v OFS=, -v t="$(ncol trace_visits)" -v ns="$(ncol ns_per_op)" \
+	-v p="$(ncol pmu)" -v c="$(ncol cycles_per_op)" \
+	-v i="$(ncol instructions_per_op)" -v m="$(ncol cache_misses_per_op)" \
+	'NR > 1 && $t == 0 { $p = "auto"; $c = $ns * 2.1; $i = $ns * 1.4; $m = $ns / 90 } 1' \
+	"$NFIX/results.csv" >"$tmp/pmu/results.csv"
+run_plot pmu --out "$tmp/pmu/plots" "$tmp/pmu"
+if [[ $rc -eq 0 && ! -s $tmp/pmu.err ]]; then
+	pass "counter values: exit 0, quiet stderr"
+else
+	fail "counter values: exit 0, quiet stderr" "expected 0 and no stderr, saw $rc and '$(head -n 2 "$tmp/pmu.err" | tr '\n' '|')'"
+fi
+check_figs pmu "$tmp/pmu/plots" "" "pmu"
+svg_has "pmu: cycles panel" "$tmp/pmu/plots/pmu.svg" "cycles per operation"
+
+# --- --compare with the new rows: the time figures only --------------------
+run_plot ncompare --compare --out "$tmp/ncmp" "$NFIX" "$FIX"
+if [[ $rc -eq 0 && ! -s $tmp/ncompare.err ]]; then
+	pass "compare numa fixture with old fixture: exit 0, quiet stderr"
+else
+	fail "compare numa fixture with old fixture: exit 0, quiet stderr" "expected 0 and no stderr, saw $rc and '$(head -n 2 "$tmp/ncompare.err" | tr '\n' '|')'"
+fi
+check_figs ncompare "$tmp/ncmp" "compare_"
+
+# --- bad values in the new columns ------------------------------------------
+nfixture_copy "$tmp/badtv"
+awk -F, -v OFS=, -v c="$(ncol trace_visits)" 'NR == 3 { $c = 2 } 1' \
+	"$NFIX/results.csv" >"$tmp/badtv/results.csv"
+expect_error "trace_visits not 0 or 1" --out "$tmp/x" "$tmp/badtv"
+
+nfixture_copy "$tmp/badnode"
+awk -F, -v OFS=, -v c="$(ncol node)" 'NR == 3 { $c = "far" } 1' \
+	"$NFIX/results.csv" >"$tmp/badnode/results.csv"
+expect_error "node not any, interleave or a number" --out "$tmp/x" "$tmp/badnode"
+
+nfixture_copy "$tmp/badvis"
+awk -F, -v OFS=, -v c="$(ncol visits_per_op)" 'NR == 3 { $c = "lots" } 1' \
+	"$NFIX/results.csv" >"$tmp/badvis/results.csv"
+expect_error "non-numeric visits_per_op" --out "$tmp/x" "$tmp/badvis"
 
 # --- --help ----------------------------------------------------------------
 run_plot help --help
