@@ -626,9 +626,12 @@ struct pidx_prefill_job {
 static int pidx_prefill_fn(void *arg)
 {
 	struct pidx_prefill_job *job = arg;
+	const struct pidx_config *cfg = job->s->cfg;
 
-	if (job->s->cfg->node >= 0)
-		pidx_prefill_move(job->s->cfg->node);
+	if (cfg->node >= 0)
+		pidx_prefill_move(cfg->node);
+	else if (cfg->node == NUMA_NO_NODE)
+		set_cpus_allowed_ptr(current, cpumask_of(cpumask_first(&cfg->cpus)));
 	job->ret = pidx_prefill(job->s);
 	complete(&job->done);
 	while (!kthread_should_stop()) {
@@ -642,8 +645,10 @@ static int pidx_prefill_fn(void *arg)
 }
 
 /*
- * With a node setting the prefill runs in a kthread on that node's CPUs, so
- * structures the kernel allocates for us land there too; the writer of
+ * The prefill runs in a kthread: on the first storm CPU when node is "any",
+ * so a seed gives the same structure whichever CPU wrote testcase (skip list
+ * heights come from per-CPU generators); on the node's CPUs otherwise, so
+ * structures the kernel allocates for us land there too.  The writer of
  * testcase keeps its own CPU affinity.
  */
 static int pidx_prefill_placed(struct pidx_storm *s)
@@ -651,8 +656,6 @@ static int pidx_prefill_placed(struct pidx_storm *s)
 	struct pidx_prefill_job job = { .s = s };
 	struct task_struct *t;
 
-	if (s->cfg->node == NUMA_NO_NODE)
-		return pidx_prefill(s);
 	init_completion(&job.done);
 	t = kthread_create(pidx_prefill_fn, &job, "pidx-fill");
 	if (IS_ERR(t))

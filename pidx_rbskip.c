@@ -8,12 +8,24 @@
  * Default rb_level: the lowest level >= 2 that keeps at most a quarter of the
  * nodes, a share of p^-(rb_level - 1): 2 for sl_p = 4 (1/4 of the nodes in
  * the tree), 3 for sl_p = 2 (1/4), 2 for sl_p = 8 and 16 (1/8, 1/16).  From
- * the floor node the skip list search then starts on level rb_level - 2,
- * where it passes on average (p^(rb_level - 1) - 1) / 2 nodes (1.5 for sl_p
- * = 4) before the next tree node, which is past the key by construction.
- * A lookup thus reads about log2(n / 4) tree nodes (measured with sl_p = 4:
- * 8.2 at 1K keys, 13.4 at 32K, 18.5 at 1M) and then about four skip list
- * nodes, the floor node's own among them.
+ * the floor node the skip list search then starts on level rb_level - 2:
+ * level rb_level - 1 only leads to the next tree node, past the key.
+ *
+ * What a lookup reads (trace_visits, sl_p = 4, dense keys, pid_max 4M):
+ * skiplist 17.1 nodes / 18.8 lines at 1K keys, 25.6 / 30.3 at 32K; rbskip
+ * with rb_level 2 11.4 / 12.1 and 16.4 / 17.1; rb_level 3 is worse (13.7 /
+ * 14.6, 18.3 / 19.2): a shorter tree costs more skip list steps than it
+ * saves.  Wall time under QEMU TCG had rbskip behind at 32K (646 against
+ * 618 ns) although it reads fewer nodes, because every skip list node it did
+ * read sat on a line the tree walk had not touched: a tall node's skip list
+ * header is on the second line of its 128-byte object, behind the tree link.
+ * So the walk now keeps both the floor and the ceiling (smallest tree key
+ * above the pid): an exact tree hit returns without the header, and the
+ * ceiling, whose key the walk read, ends any skip list level that meets it
+ * by pointer compare, without loading its header line.  Same boot, 5
+ * repeats, median ns/op before the change: skiplist 293 / 497 / 2708,
+ * rbskip 241 / 443 / 2784 at 1K / 32K / 1M; 1M is within the spread of
+ * both (2522-2891 and 2639-4015).
  *
  * Lockless readers and a tree that rotates under them: the latch pattern of
  * include/linux/rbtree_latch.h.  Two copies of the tree; a writer moves the
@@ -46,6 +58,7 @@
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
+#include <linux/mm.h>
 #include <linux/rbtree.h>
 #include <linux/rbtree_augmented.h>
 #include <linux/seqlock.h>
@@ -174,15 +187,49 @@ static void pidx_rbskip_tree_del(struct pidx_rbskip *rb, struct pidx_sl_node *n)
 }
 
 /*
- * The first node with key >= @key, as pidx_sl_first_ge().  Tree pointers are
- * plain (not __rcu) in struct rb_node, so they are loaded with READ_ONCE(),
- * which orders the dependent loads as rcu_dereference_raw() would.
+ * pidx_sl_first_ge() with a stop node from the tree: @stop, when not NULL, is
+ * a node whose key the tree walk read and found above @key, so meeting it on
+ * any level ends that level without a look at its skip list header, which
+ * lies on another cache line than the tree link.  Keys never change, so this
+ * holds whether or not @stop is still linked.  Returns the first key >= @key
+ * or -ENOENT.
  */
-static struct pidx_sl_node *pidx_rbskip_first_ge(struct pidx_rbskip *rb,
-						 u32 key)
+static int pidx_rbskip_descend(struct pidx_sl_node *x, int lvl, u32 key,
+			       struct pidx_sl_node *stop, u32 stop_key)
 {
-	struct pidx_rb_link *best, *l;
-	struct pidx_sl_node *n;
+	struct pidx_sl_node *y = NULL;
+
+	for (; lvl >= 0; lvl--) {
+		pidx_visit_more(&x->next[lvl], sizeof(x->next[lvl]));
+		y = rcu_dereference(x->next[lvl]);
+		while (y && y != stop) {
+			pidx_visit_node(y, sizeof(*y));
+			if (y->key >= key)
+				break;
+			x = y;
+			pidx_visit_more(&x->next[lvl], sizeof(x->next[lvl]));
+			y = rcu_dereference(x->next[lvl]);
+		}
+		if (y && y != stop && y->key == key)
+			return key;
+		if (y && y != stop)
+			stop_key = y->key;
+		stop = y;
+	}
+	return y ? stop_key : -ENOENT;
+}
+
+/*
+ * The first key >= @key, or -ENOENT.  Tree pointers are plain (not __rcu) in
+ * struct rb_node, so they are loaded with READ_ONCE(), which orders the
+ * dependent loads as rcu_dereference_raw() would.  The walk keeps the floor
+ * (largest tree key <= @key) and the ceiling (smallest tree key > @key): the
+ * floor is where the skip list search starts, the ceiling where it may stop.
+ */
+static int pidx_rbskip_first_ge(struct pidx_rbskip *rb, u32 key)
+{
+	struct pidx_rb_link *lo, *hi, *l;
+	struct pidx_sl_node *x;
 	struct rb_node *rbn;
 	unsigned int seq, i;
 	int tries;
@@ -190,32 +237,41 @@ static struct pidx_sl_node *pidx_rbskip_first_ge(struct pidx_rbskip *rb,
 	for (tries = 0; tries < PIDX_RBSKIP_TRIES; tries++) {
 		seq = raw_read_seqcount_latch(&rb->seq);
 		i = seq & 1;
-		best = NULL;
+		lo = NULL;
+		hi = NULL;
 		rbn = READ_ONCE(rb->tree[i].rb_node);
 		while (rbn) {
 			l = container_of(rbn, struct pidx_rb_link, rb[i]);
-			if (l->key <= key) {
-				best = l;
-				if (l->key == key)
-					break;
+			pidx_visit_node(rbn, sizeof(*rbn));
+			pidx_visit_more(&l->key, sizeof(l->key));
+			if (l->key > key) {
+				hi = l;
+				rbn = READ_ONCE(rbn->rb_left);
+			} else if (l->key < key) {
+				lo = l;
 				rbn = READ_ONCE(rbn->rb_right);
 			} else {
-				rbn = READ_ONCE(rbn->rb_left);
+				break;
 			}
 		}
-		if (!pidx_latch_retry(&rb->seq, seq))
-			goto found;
+		if (pidx_latch_retry(&rb->seq, seq))
+			continue;
+		/* an exact match needs nothing from the skip list node */
+		if (rbn)
+			return key;
+		x = lo ? pidx_rb_node_of(lo) : rb->sl.head;
+		if (lo)
+			pidx_visit_more(&lo->node_off, sizeof(lo->node_off));
+		else
+			pidx_visit_node(x, sizeof(*x));
+		if (!hi)
+			return pidx_rbskip_descend(x, rb->start_lvl, key, NULL, 0);
+		pidx_visit_more(&hi->node_off, sizeof(hi->node_off));
+		return pidx_rbskip_descend(x, rb->start_lvl, key,
+					   pidx_rb_node_of(hi), hi->key);
 	}
-	return pidx_sl_lookup(&rb->sl, key);
-
-found:
-	/* no tree node at or below @key: the head stands in for the floor */
-	if (!best)
-		return pidx_sl_first_ge(rb->sl.head, rb->start_lvl, key);
-	n = pidx_rb_node_of(best);
-	if (n->key == key)
-		return n;
-	return pidx_sl_first_ge(n, rb->start_lvl, key);
+	x = pidx_sl_lookup(&rb->sl, key);
+	return x ? x->key : -ENOENT;
 }
 
 /* Lowest level >= 2 whose towers are at most a quarter of the nodes. */
@@ -242,7 +298,7 @@ static struct pidx_index *pidx_rbskip_create(const struct pidx_params *p)
 	/* A level above the highest tower would leave the tree empty. */
 	level = min(level, pidx_sl_max_level(p));
 
-	rb = kzalloc(sizeof(*rb), GFP_KERNEL);
+	rb = kzalloc_node(sizeof(*rb), GFP_KERNEL, pidx_mem_node(p->node, 0));
 	if (!rb)
 		return ERR_PTR(-ENOMEM);
 	pidx_mem_charge(sizeof(*rb));
@@ -316,9 +372,9 @@ static int pidx_rbskip_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
 
 static bool pidx_rbskip_lookup(struct pidx_index *idx, u32 pid)
 {
-	struct pidx_sl_node *n = pidx_rbskip_first_ge(to_rb(idx), pid);
+	int k = pidx_rbskip_first_ge(to_rb(idx), pid);
 
-	return n && n->key == pid;
+	return k >= 0 && (u32)k == pid;
 }
 
 static int pidx_rbskip_remove(struct pidx_index *idx, u32 pid)
@@ -341,12 +397,10 @@ static int pidx_rbskip_remove(struct pidx_index *idx, u32 pid)
 static int pidx_rbskip_find_ge(struct pidx_index *idx, u32 pid)
 {
 	struct pidx_rbskip *rb = to_rb(idx);
-	struct pidx_sl_node *n;
 
 	if (pid >= rb->sl.pid_max)
 		return -ENOENT;
-	n = pidx_rbskip_first_ge(rb, pid);
-	return n ? n->key : -ENOENT;
+	return pidx_rbskip_first_ge(rb, pid);
 }
 
 /* Returns the black height of the subtree, checking it on the way. */
@@ -451,6 +505,25 @@ static void pidx_rbskip_describe(struct pidx_index *idx, char *buf, size_t len)
 	pidx_sl_describe(&rb->sl, more, buf, len);
 }
 
+static void pidx_rbskip_count(u64 count[PIDX_NODES_MAX], const void *obj)
+{
+	int nid = page_to_nid(virt_to_page(obj));
+
+	count[min(nid, PIDX_NODES_MAX - 1)]++;
+}
+
+/* The tree lives inside the skip list nodes: level 0 reaches every object. */
+static void pidx_rbskip_nodes(struct pidx_index *idx, u64 count[PIDX_NODES_MAX])
+{
+	struct pidx_sl *sl = &to_rb(idx)->sl;
+	struct pidx_sl_node *n;
+
+	pidx_rbskip_count(count, pidx_sl_extra(sl->head));
+	for (n = rcu_dereference_protected(sl->head->next[0], true); n;
+	     n = rcu_dereference_protected(n->next[0], true))
+		pidx_rbskip_count(count, pidx_sl_extra(n));
+}
+
 const struct pidx_ops pidx_rbskip_ops = {
 	.name		= "rbskip",
 	.desc		= "skip list + latched rbtree over towers >= rb_level, RCU readers",
@@ -464,4 +537,5 @@ const struct pidx_ops pidx_rbskip_ops = {
 	.verify		= pidx_rbskip_verify,
 	.mem_bytes	= pidx_rbskip_mem_bytes,
 	.describe	= pidx_rbskip_describe,
+	.nodes		= pidx_rbskip_nodes,
 };

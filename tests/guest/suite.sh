@@ -320,12 +320,22 @@ t_visits() {
 	for k in 1024 32768; do
 		set_all keys=$k
 		wr testcase run >/dev/null
-		# nodes are fixed by the seed; lines also depend on where the slab put them
+		# nodes are fixed by the seed (lines also depend on where the slab put
+		# them); but hash resizes from a worker, so whether a lookup meets a
+		# resize in flight, and walks two tables, depends on timing
 		first=$(for ix in $INDEXES; do echo "$ix $(col "$ix" visits_per_op) $(col "$ix" visits_max)"; done)
 		wr testcase run >/dev/null
 		again=$(for ix in $INDEXES; do echo "$ix $(col "$ix" visits_per_op) $(col "$ix" visits_max)"; done)
 		echo "visits lookup keys=$k (index mean max): $(echo "$first" | tr '\n' ' ')"
-		expect "visits: one seed, one CPU, same node counts twice (keys $k)" "$first" "$again"
+		expect "visits: one seed, one CPU, same node counts twice (keys $k, hash aside)" \
+			"$(echo "$first" | grep -v '^hash ')" "$(echo "$again" | grep -v '^hash ')"
+		h1=$(echo "$first" | awk '$1 == "hash" { print $2 }')
+		h2=$(echo "$again" | awk '$1 == "hash" { print $2 }')
+		if [ -z "$h1" ] || within "$h2" "$(awk -v h="$h1" 'BEGIN { print h * 0.98 }')" "$(awk -v h="$h1" 'BEGIN { print h * 1.02 }')"; then
+			pass "visits: hash within 2% twice (keys $k: $h1, $h2)"
+		else
+			fail "visits: hash twice (keys $k)" "within 2% of '$h1', saw '$h2'"
+		fi
 		# L = log4(keys) levels for p = 1/4 (busybox awk has no log())
 		l4=$(awk -v k=$k 'BEGIN { while (k >= 4) { k /= 4; l++ } print l + (k - 1) / 3 }')
 		# the IDR's height for ids below 2^12 is 2, below 2^18 is 3
@@ -436,11 +446,14 @@ t_numa() {
 				{ t += $2; if ($1 == n) on += $2; if ($1 == 0) z += $2 }
 				END { if (n == "interleave") print (t ? z / t : -1); else print (t ? on / t : -1) }')
 			case $n/$ix in
+			# the kernel allocates the IDR's and maple tree's nodes without a
+			# node; SLUB then serves the prefill CPU from its per-CPU partial
+			# slabs, which can be another node's (after the node 1 run,
+			# interleave once gave idr 0:12;1:121): best effort, so only
+			# a majority, and both nodes used
+			interleave/idr | interleave/maple) lo=0.05 hi=0.95 ;;
 			interleave/*) lo=0.3 hi=0.7 ;;
-			# the kernel's own nodes come from the slab on the prefill CPU's
-			# node, which may still hand out objects of another node's
-			# partial slabs: a few percent were seen
-			*/idr | */maple) lo=0.9 hi=1 ;;
+			*/idr | */maple) lo=0.75 hi=1 ;;
 			*) lo=0.95 hi=1 ;;
 			esac
 			if within "$share" $lo $hi; then
