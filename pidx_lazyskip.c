@@ -1,0 +1,1025 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * "lazyskip": the PID index as a lazy skip list (Herlihy, Lev, Luchangco,
+ * Shavit 2007) whose writers do not share a lock.
+ *
+ * Writers lock only the nodes they change: an insert the predecessors of the
+ * new node on each of its levels, a removal the victim and then its
+ * predecessors.  They search locklessly first, lock, and validate that what
+ * they saw still holds (predecessor not marked, still pointing at the
+ * successor); if not they unlock and search again.  Removal marks the victim
+ * under its lock (the logical removal) before unlinking it top level first.
+ * A new node is born locked and linked bottom level first: its link on level
+ * 0 is the logical insertion, and a removal that finds it early waits on its
+ * lock until every level holds it (the paper's "fully linked" flag would be
+ * one more atomic operation per insert, and TCG makes those dear).  A marked
+ * node's forward pointers never change again (no writer validates a marked
+ * predecessor), so a reader or writer standing on it carries on to what
+ * were its successors.  Readers take no lock at all: lookup() and find_ge()
+ * walk under rcu_read_lock() and accept any node not marked; a key present
+ * for the whole call is always found.  Nodes are freed by call_rcu() after
+ * they are unlinked.
+ *
+ * Deadlock freedom: every writer locks in decreasing key order.  An insert
+ * holds its new node and locks its predecessors from level 0 up, and a
+ * predecessor on a higher level never has a greater key; a removal locks
+ * the victim, then its predecessors the same way, all of smaller keys.  The
+ * same node standing on several levels is locked once.  Writers run with
+ * interrupts off from their first lock to their last unlock (as alloc_pid()
+ * holds pidmap_lock), so an on_each_cpu() callback never spins on a lock
+ * its own CPU holds.
+ *
+ * Number ownership is a bitmap, as the kernel's pidmap was before 4.15: bit
+ * k set means a writer has claimed k (it is being inserted, is present, or is
+ * being removed).  Claiming with test_and_set_bit() is what keeps two
+ * allocators from handing out one number, so the skip list insert itself
+ * never meets its own key; a removal clears the bit after the last unlink.
+ * A second bitmap has one bit per word of the first, set while that word is
+ * full, so the search for a free number skips 4096 taken numbers per word it
+ * reads: finding the first free number at or after the cursor costs one word
+ * when the space there is sparse and pid_max / 4096 words when it is full
+ * (8 words at pid_max 32768, 1024 at 4M), whatever the list holds, and
+ * alloc() in a full space fails just as fast.  The price is pid_max / 8
+ * bytes (+1/64) of bitmap: 4 KiB at 32768, 512 KiB at 4M.  A walk along
+ * level 0 from the cursor instead would cost the length of the taken run
+ * (29000 nodes after a wrap into a 90% full space); the classic skip list's
+ * link spans make it O(log n) but every writer must then update spans on
+ * every level of its path, i.e. hold the whole path, which is the one lock.
+ *
+ * The cursor is a 64-bit value, wraps in the high half, next number in the
+ * low half, moved only forward with cmpxchg: of two racing allocators the
+ * later number wins, and a wrap wins over every number of the lap before.
+ *
+ * Node: [rcu_head][word][next[0..h-1]] in one slab object of 32, 64, 128 or
+ * 256 bytes aligned to its size.  The word holds the key, height, size class
+ * and the lock and marked bits, so a node up to height 5 is one
+ * cache line and a height-1 node (3 in 4 of them at p = 4) is 32 bytes.  The
+ * rcu_head cannot overlay anything: call_rcu() writes it while other CPUs may
+ * still read or lock the node.
+ *
+ * Costs: a search passes up to p - 1 nodes on each of log_p(n) levels, as in
+ * the classic skip list; an insert or removal is one search, then one lock
+ * per distinct predecessor (1.3 on average at p = 4) plus a retry when a
+ * neighbour changed meanwhile.  Allocations all happen at the cursor, so
+ * concurrent ones contend for the lock of the node before it; removals
+ * elsewhere in the list proceed in parallel.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/bitmap.h>
+#include <linux/bitops.h>
+#include <linux/err.h>
+#include <linux/irqflags.h>
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/overflow.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "pidx.h"
+
+#define LZ_MAX_LEVEL		PIDX_SL_LEVELS_MAX
+#define LZ_NR_CLASSES		4
+#define LZ_CLASS_SIZE(cls)	(32U << (cls))
+/* verify() reports beyond this many only add to the count */
+#define LZ_REPORT_MAX		10
+
+/*
+ * Bits of a node's word.  Once the node is published, the lock bit is taken
+ * with an atomic bitop; its holder alone changes bits 0-1 and releases with
+ * a plain store (other CPUs only fail to set the lock bit meanwhile, which
+ * writes nothing new); the rest never changes after that.  On 64-bit the key is in
+ * the high half, so one line read gives a reader key and flags.
+ */
+#define LZ_LOCK			0
+#define LZ_MARKED		1
+#define LZ_HEIGHT_SHIFT		8
+#define LZ_CLS_SHIFT		16
+
+struct lz_node {
+	unsigned long word;
+#if BITS_PER_LONG == 32
+	u32 key;
+#endif
+	struct lz_node __rcu *next[];
+};
+
+/* Per-CPU: the level generator and counters, so writers share no line. */
+struct lz_pcpu {
+	u64 rand;
+	long nr;
+	long bytes;
+	unsigned long retries;	/* validations that failed */
+	long hist[LZ_MAX_LEVEL + 1];
+};
+
+struct lz {
+	/* read by everyone, written only by create */
+	struct lz_node *head;
+	unsigned long *map;	/* bit k: number k claimed */
+	unsigned long *full;	/* bit w: map word w is all ones */
+	struct lz_pcpu __percpu *pcpu;
+	u32 nwords;
+	u32 pid_max;
+	u32 max_level;
+	u32 p;
+	u32 p_shift;
+	int node;
+	size_t fixed_bytes;	/* head, bitmaps, per-CPU data, this struct */
+	u8 cls[LZ_MAX_LEVEL + 1];	/* per height: slab size class */
+
+	/* written by writers, each on its own line */
+	u32 top ____cacheline_aligned_in_smp;	/* tallest tower linked, a hint */
+	atomic64_t cursor ____cacheline_aligned_in_smp;
+};
+
+/*
+ * Shared by every lazyskip instance and created with the first one, so
+ * that an RCU callback finds the cache from the node alone.
+ */
+static DEFINE_MUTEX(lz_cache_mutex);
+static unsigned int lz_cache_users;
+static struct kmem_cache *lz_cache[LZ_NR_CLASSES];
+static const char *const lz_cache_name[LZ_NR_CLASSES] = {
+	"pidx_lz_32", "pidx_lz_64", "pidx_lz_128", "pidx_lz_256",
+};
+
+static int lz_caches_get(void)
+{
+	unsigned int c;
+	int ret = 0;
+
+	mutex_lock(&lz_cache_mutex);
+	if (lz_cache_users++)
+		goto out;
+	for (c = 0; c < LZ_NR_CLASSES; c++) {
+		lz_cache[c] = kmem_cache_create(lz_cache_name[c],
+						LZ_CLASS_SIZE(c),
+						LZ_CLASS_SIZE(c), 0, NULL);
+		if (!lz_cache[c]) {
+			while (c--) {
+				kmem_cache_destroy(lz_cache[c]);
+				lz_cache[c] = NULL;
+			}
+			lz_cache_users = 0;
+			ret = -ENOMEM;
+			break;
+		}
+	}
+out:
+	mutex_unlock(&lz_cache_mutex);
+	return ret;
+}
+
+/* Callers have waited for every RCU callback that frees into the caches. */
+static void lz_caches_put(void)
+{
+	unsigned int c;
+
+	mutex_lock(&lz_cache_mutex);
+	if (!--lz_cache_users) {
+		for (c = 0; c < LZ_NR_CLASSES; c++) {
+			kmem_cache_destroy(lz_cache[c]);
+			lz_cache[c] = NULL;
+		}
+	}
+	mutex_unlock(&lz_cache_mutex);
+}
+
+static inline struct lz *to_lz(struct pidx_index *idx)
+{
+	return (struct lz *)idx;
+}
+
+#if BITS_PER_LONG == 64
+static __always_inline u32 lz_key(const struct lz_node *n)
+{
+	return READ_ONCE(n->word) >> 32;
+}
+
+static inline void lz_set_word(struct lz_node *n, u32 key, unsigned long low)
+{
+	n->word = (unsigned long)key << 32 | low;
+}
+#else
+static __always_inline u32 lz_key(const struct lz_node *n)
+{
+	return n->key;
+}
+
+static inline void lz_set_word(struct lz_node *n, u32 key, unsigned long low)
+{
+	n->key = key;
+	n->word = low;
+}
+#endif
+
+/* The node was allocated before its number was known. */
+static inline void lz_rekey(struct lz_node *n, u32 key)
+{
+	lz_set_word(n, key, n->word & U32_MAX);
+}
+
+static inline unsigned int lz_height(const struct lz_node *n)
+{
+	return (READ_ONCE(n->word) >> LZ_HEIGHT_SHIFT) & 0xff;
+}
+
+static inline unsigned int lz_cls(const struct lz_node *n)
+{
+	return (READ_ONCE(n->word) >> LZ_CLS_SHIFT) & 0xff;
+}
+
+static __always_inline bool lz_marked(const struct lz_node *n)
+{
+	return test_bit(LZ_MARKED, &n->word);
+}
+
+/*
+ * A bit spinlock in the node's word rather than a spinlock_t: one more word
+ * would push a height-1 node from 32 to 64 bytes, and lockdep could not
+ * check these locks anyway, since a writer holds up to 17 nodes of one class
+ * at once in key order (see the top comment for why that order is safe).
+ * Callers have interrupts, hence preemption, off: no preempt_disable(), and
+ * no sparse __acquire() context to balance across the lock loops.
+ */
+static __always_inline void lz_lock(struct lz_node *n)
+{
+	lockdep_assert_irqs_disabled();
+	while (unlikely(test_and_set_bit_lock(LZ_LOCK, &n->word))) {
+		do
+			cpu_relax();
+		while (test_bit(LZ_LOCK, &n->word));
+	}
+}
+
+static __always_inline void lz_unlock(struct lz_node *n)
+{
+	__clear_bit_unlock(LZ_LOCK, &n->word);
+}
+
+/* Under trace_visits a node counts as visited when its key is read. */
+static __always_inline u32 lz_visit_key(struct lz_node *n)
+{
+	pidx_visit_node(n, sizeof(*n));
+	return lz_key(n);
+}
+
+static __always_inline struct lz_node *lz_next(struct lz_node *x, int lvl)
+{
+	pidx_visit_more(&x->next[lvl], sizeof(x->next[lvl]));
+	return rcu_dereference(x->next[lvl]);
+}
+
+/* A predecessor's link, read by the writer that holds its lock. */
+static __always_inline struct lz_node *lz_locked_next(struct lz_node *x,
+						      int lvl)
+{
+	return rcu_dereference_protected(x->next[lvl],
+					 test_bit(LZ_LOCK, &x->word));
+}
+
+static inline void *lz_obj(struct lz_node *n)
+{
+	return (struct rcu_head *)n - 1;
+}
+
+/*
+ * The first node with key >= @key, or NULL; stops early on an exact match.
+ * @stop, the node that ended the level above, is known to be past @key, so
+ * meeting it again on the level below needs no look at its key.
+ */
+static struct lz_node *lz_first_ge(struct lz *lz, u32 key)
+{
+	struct lz_node *x = lz->head, *y = NULL, *stop = NULL;
+	int lvl = READ_ONCE(lz->top) - 1;
+
+	pidx_visit_node(x, sizeof(*x));
+	for (; lvl >= 0; lvl--) {
+		y = lz_next(x, lvl);
+		while (y && y != stop && lz_visit_key(y) < key) {
+			x = y;
+			y = lz_next(x, lvl);
+		}
+		if (y && y != stop && lz_key(y) == key)
+			break;
+		stop = y;
+	}
+	return y;
+}
+
+/*
+ * A writer's search: on each level below @levels, the last node with key <
+ * @key and the one after it.  Returns the highest level on which a node with
+ * @key was met, or -1.
+ */
+static int lz_find(struct lz *lz, u32 key, unsigned int levels,
+		   struct lz_node **preds, struct lz_node **succs)
+{
+	struct lz_node *x = lz->head, *y, *stop = NULL;
+	int lvl, found = -1;
+
+	pidx_visit_node(x, sizeof(*x));
+	for (lvl = levels - 1; lvl >= 0; lvl--) {
+		y = lz_next(x, lvl);
+		while (y && y != stop && lz_visit_key(y) < key) {
+			x = y;
+			y = lz_next(x, lvl);
+		}
+		if (found < 0 && y && y != stop && lz_key(y) == key)
+			found = lvl;
+		preds[lvl] = x;
+		succs[lvl] = y;
+		stop = y;
+	}
+	return found;
+}
+
+static unsigned int lz_search_levels(struct lz *lz, unsigned int h)
+{
+	return max_t(unsigned int, READ_ONCE(lz->top), h);
+}
+
+static void lz_unlock_preds(struct lz_node **preds, int highest)
+{
+	int i;
+
+	for (i = 0; i <= highest; i++)
+		if (!i || preds[i] != preds[i - 1])
+			lz_unlock(preds[i]);
+}
+
+/*
+ * Link @n, whose key is claimed in the bitmap and which is born locked, at
+ * every one of its levels.  Interrupts off, in an RCU read-side section.
+ */
+static void lz_link(struct lz *lz, struct lz_node *n)
+{
+	struct lz_node *preds[LZ_MAX_LEVEL], *succs[LZ_MAX_LEVEL];
+	unsigned int h = lz_height(n), top;
+	u32 key = lz_key(n);
+	struct lz_node *pred, *succ;
+	int i, highest;
+	bool valid;
+
+	/* Raised first: a search that starts after the link sees every level. */
+	top = READ_ONCE(lz->top);
+	while (h > top && !try_cmpxchg(&lz->top, &top, h))
+		;
+
+	for (;;) {
+		lz_find(lz, key, lz_search_levels(lz, h), preds, succs);
+		valid = true;
+		highest = -1;
+		for (i = 0; valid && i < h; i++) {
+			pred = preds[i];
+			succ = succs[i];
+			if (!i || pred != preds[i - 1])
+				lz_lock(pred);
+			highest = i;
+			/*
+			 * The claimed bit keeps @key itself out, but an
+			 * unmarked node with it would be a second copy.
+			 */
+			WARN_ON_ONCE(succ && lz_key(succ) == key && !lz_marked(succ));
+			valid = !lz_marked(pred) && (!succ || !lz_marked(succ)) &&
+				lz_locked_next(pred, i) == succ;
+		}
+		if (valid)
+			break;
+		lz_unlock_preds(preds, highest);
+		this_cpu_inc(lz->pcpu->retries);
+	}
+
+	for (i = 0; i < h; i++)
+		RCU_INIT_POINTER(n->next[i], succs[i]);
+	/* Bottom up, so no level ever holds @n without the levels below it. */
+	for (i = 0; i < h; i++)
+		rcu_assign_pointer(preds[i]->next[i], n);
+	lz_unlock_preds(preds, highest);
+	lz_unlock(n);
+
+	this_cpu_inc(lz->pcpu->nr);
+	this_cpu_add(lz->pcpu->bytes, LZ_CLASS_SIZE(lz_cls(n)));
+	this_cpu_inc(lz->pcpu->hist[h]);
+}
+
+/*
+ * Unlink the present node with @key; NULL if there is none.  Interrupts
+ * off, in an RCU read-side section.
+ */
+static struct lz_node *lz_unlink(struct lz *lz, u32 key)
+{
+	struct lz_node *preds[LZ_MAX_LEVEL], *succs[LZ_MAX_LEVEL];
+	struct lz_node *victim = NULL, *pred;
+	int i, h = 0, found, highest;
+	bool valid;
+
+	for (;;) {
+		found = lz_find(lz, key, lz_search_levels(lz, 1), preds, succs);
+		if (!victim) {
+			if (found < 0)
+				return NULL;
+			victim = succs[found];
+			h = lz_height(victim);
+			/*
+			 * Waits for its insert to finish if it has not: the
+			 * levels it was missing then fail the validation
+			 * below, and the search runs again.
+			 */
+			lz_lock(victim);
+			if (lz_marked(victim)) {
+				lz_unlock(victim);
+				return NULL;
+			}
+			__set_bit(LZ_MARKED, &victim->word);
+		}
+		valid = true;
+		highest = -1;
+		for (i = 0; valid && i < h; i++) {
+			pred = preds[i];
+			if (!i || pred != preds[i - 1])
+				lz_lock(pred);
+			highest = i;
+			valid = !lz_marked(pred) && lz_locked_next(pred, i) == victim;
+		}
+		if (valid)
+			break;
+		lz_unlock_preds(preds, highest);
+		this_cpu_inc(lz->pcpu->retries);
+	}
+
+	/* Top down: no level holds it without the levels below it. */
+	for (i = h - 1; i >= 0; i--)
+		rcu_assign_pointer(preds[i]->next[i], lz_locked_next(victim, i));
+	lz_unlock_preds(preds, highest);
+	lz_unlock(victim);
+
+	this_cpu_dec(lz->pcpu->nr);
+	this_cpu_sub(lz->pcpu->bytes, LZ_CLASS_SIZE(lz_cls(victim)));
+	this_cpu_dec(lz->pcpu->hist[h]);
+	return victim;
+}
+
+/*
+ * Claim number @k.  When that fills its bitmap word, mark the word full;
+ * a removal may have freed a bit meanwhile and already looked at the full
+ * bit, so look at the word again after setting it (each side writes, then
+ * reads what the other writes: one of them sees the other's write).
+ */
+static bool lz_claim(struct lz *lz, u32 k)
+{
+	unsigned int w = k / BITS_PER_LONG;
+
+	if (test_and_set_bit(k, lz->map))
+		return false;
+	if (READ_ONCE(lz->map[w]) == ~0UL) {
+		set_bit(w, lz->full);
+		/* full bit before the second look at the word */
+		smp_mb__after_atomic();
+		if (READ_ONCE(lz->map[w]) != ~0UL)
+			clear_bit(w, lz->full);
+	}
+	return true;
+}
+
+/* After the last unlink: an allocator that claims @k never meets the old node. */
+static void lz_release(struct lz *lz, u32 k)
+{
+	unsigned int w = k / BITS_PER_LONG;
+
+	clear_bit_unlock(k, lz->map);
+	/* freed bit before the look at the full bit */
+	smp_mb__after_atomic();
+	if (test_bit(w, lz->full))
+		clear_bit(w, lz->full);
+}
+
+/* The first number in [@k, @end) that looks free, or @end. */
+static u32 lz_next_free(struct lz *lz, u32 k, u32 end)
+{
+	unsigned long val;
+	unsigned int w;
+
+	pidx_visit_node(lz->map, sizeof(unsigned long));
+	while (k < end) {
+		w = k / BITS_PER_LONG;
+		pidx_visit_more(&lz->map[w], sizeof(unsigned long));
+		val = READ_ONCE(lz->map[w]) | (BIT(k % BITS_PER_LONG) - 1);
+		if (val != ~0UL)
+			return min_t(u32, w * BITS_PER_LONG + __ffs(~val), end);
+		pidx_visit_more(&lz->full[(w + 1) / BITS_PER_LONG],
+				sizeof(unsigned long));
+		w = find_next_zero_bit(lz->full, lz->nwords, w + 1);
+		if (w >= lz->nwords)
+			break;
+		k = w * BITS_PER_LONG;
+	}
+	return end;
+}
+
+/* Claim the first free number in [@k, pid_max), or -ENOSPC. */
+static int lz_claim_from(struct lz *lz, u32 k)
+{
+	for (;;) {
+		k = lz_next_free(lz, k, lz->pid_max);
+		if (k >= lz->pid_max)
+			return -ENOSPC;
+		if (lz_claim(lz, k))
+			return k;
+		/* another writer got it first: its number is not free */
+		k++;
+	}
+}
+
+static unsigned int lz_draw_height(struct lz *lz)
+{
+	unsigned long flags;
+	unsigned int h;
+	u64 r;
+
+	/* Interrupts off: an IPI-context writer may preempt one on this CPU. */
+	local_irq_save(flags);
+	r = pidx_rand_next(this_cpu_ptr(&lz->pcpu->rand));
+	local_irq_restore(flags);
+	/* Each leading all-zero group of log2(p) bits has probability 1/p. */
+	h = 1 + (64 - fls64(r)) / lz->p_shift;
+	return min(h, lz->max_level);
+}
+
+/*
+ * Allocated before any lock is taken, and locked for its inserter; @key
+ * places it (NUMA) and may be a guess.
+ */
+static struct lz_node *lz_node_new(struct lz *lz, u32 key, gfp_t gfp)
+{
+	unsigned int h = lz_draw_height(lz);
+	unsigned int cls = lz->cls[h];
+	struct lz_node *n;
+	void *obj;
+
+	/* failures under GFP_ATOMIC are counted by the caller, not logged */
+	if (!gfpflags_allow_blocking(gfp))
+		gfp |= __GFP_NOWARN;
+	obj = kmem_cache_alloc_node(lz_cache[cls], gfp,
+				    pidx_mem_node(lz->node, key));
+	if (!obj)
+		return NULL;
+	pidx_mem_charge(LZ_CLASS_SIZE(cls));
+	n = (struct lz_node *)((struct rcu_head *)obj + 1);
+	lz_set_word(n, key, h << LZ_HEIGHT_SHIFT | cls << LZ_CLS_SHIFT |
+		    BIT(LZ_LOCK));
+	return n;
+}
+
+static void lz_node_free(struct lz_node *n)
+{
+	unsigned int cls = lz_cls(n);
+
+	kmem_cache_free(lz_cache[cls], lz_obj(n));
+	pidx_mem_uncharge(LZ_CLASS_SIZE(cls));
+}
+
+static void lz_node_free_rcu(struct rcu_head *rcu)
+{
+	lz_node_free((struct lz_node *)(rcu + 1));
+}
+
+static unsigned int lz_max_level(const struct pidx_params *p)
+{
+	unsigned int lvl = 1;
+	u64 reach = p->sl_p;
+
+	if (p->sl_max_level)
+		return min_t(u32, p->sl_max_level, LZ_MAX_LEVEL);
+	/* ceil(log_p(pid_max)): enough levels for a full PID space */
+	while (reach < p->pid_max && lvl < LZ_MAX_LEVEL) {
+		reach *= p->sl_p;
+		lvl++;
+	}
+	return lvl;
+}
+
+static size_t lz_head_size(struct lz *lz)
+{
+	return struct_size(lz->head, next, lz->max_level);
+}
+
+static void lz_free_fixed(struct lz *lz)
+{
+	kfree(lz->head);
+	kvfree(lz->map);
+	bitmap_free(lz->full);
+	free_percpu(lz->pcpu);
+	kfree(lz);
+}
+
+static struct pidx_index *lz_create(const struct pidx_params *p)
+{
+	unsigned int h, cpu, k;
+	struct lz *lz;
+	int ret;
+
+	if (p->sl_p < 2 || p->sl_p > 16 || !is_power_of_2(p->sl_p) ||
+	    p->pid_max < PIDX_PID_MAX_MIN || p->pid_max > PIDX_PID_MAX_LIMIT)
+		return ERR_PTR(-EINVAL);
+	lz = kzalloc(sizeof(*lz), GFP_KERNEL);
+	if (!lz)
+		return ERR_PTR(-ENOMEM);
+	lz->pid_max = p->pid_max;
+	lz->p = p->sl_p;
+	lz->p_shift = ilog2(p->sl_p);
+	lz->max_level = lz_max_level(p);
+	lz->node = p->node;
+	lz->top = 1;
+	atomic64_set(&lz->cursor, 0);
+	for (h = 1; h <= lz->max_level; h++) {
+		size_t size = sizeof(struct rcu_head) +
+			      struct_size((struct lz_node *)NULL, next, h);
+
+		lz->cls[h] = order_base_2(DIV_ROUND_UP(size, LZ_CLASS_SIZE(0)));
+	}
+	BUILD_BUG_ON(sizeof(struct rcu_head) + sizeof(struct lz_node) +
+		     LZ_MAX_LEVEL * sizeof(void *) >
+		     LZ_CLASS_SIZE(LZ_NR_CLASSES - 1));
+
+	ret = -ENOMEM;
+	lz->nwords = BITS_TO_LONGS(lz->pid_max);
+	lz->map = kvcalloc(lz->nwords, sizeof(unsigned long), GFP_KERNEL);
+	lz->full = bitmap_zalloc(lz->nwords, GFP_KERNEL);
+	lz->head = kzalloc(lz_head_size(lz), GFP_KERNEL);
+	lz->pcpu = alloc_percpu(struct lz_pcpu);
+	if (!lz->map || !lz->full || !lz->head || !lz->pcpu)
+		goto err;
+	/* 0 and the tail past pid_max are never free: the last word can fill */
+	__set_bit(0, lz->map);
+	for (k = lz->pid_max; k < lz->nwords * BITS_PER_LONG; k++)
+		__set_bit(k, lz->map);
+	lz_set_word(lz->head, 0, lz->max_level << LZ_HEIGHT_SHIFT);
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(lz->pcpu, cpu)->rand = pidx_rand_seed(p->seed, cpu);
+	ret = lz_caches_get();
+	if (ret)
+		goto err;
+	lz->fixed_bytes = sizeof(*lz) + lz_head_size(lz) +
+			  lz->nwords * sizeof(unsigned long) +
+			  BITS_TO_LONGS(lz->nwords) * sizeof(unsigned long) +
+			  sizeof(struct lz_pcpu) * num_possible_cpus();
+	pidx_mem_charge(lz->fixed_bytes);
+	return (struct pidx_index *)lz;
+err:
+	lz_free_fixed(lz);
+	return ERR_PTR(ret);
+}
+
+static void lz_destroy(struct pidx_index *idx)
+{
+	struct lz *lz = to_lz(idx);
+	struct lz_node *n, *next;
+
+	/* Contract: no writer; a reader that outlived its storm may still walk. */
+	synchronize_rcu();
+	n = rcu_dereference_protected(lz->head->next[0], true);
+	while (n) {
+		next = rcu_dereference_protected(n->next[0], true);
+		lz_node_free(n);
+		n = next;
+	}
+	pidx_mem_uncharge(lz->fixed_bytes);
+	lz_free_fixed(lz);
+	/* Nodes removed earlier free themselves from RCU callbacks into the caches. */
+	rcu_barrier();
+	lz_caches_put();
+}
+
+/* Moves the cursor forward only: a later lap, or a later number in this one. */
+static void lz_cursor_advance(struct lz *lz, s64 old, u64 lap, u32 pid)
+{
+	s64 want = (s64)(lap << 32 | (pid + 1));
+
+	while (old < want && !atomic64_try_cmpxchg(&lz->cursor, &old, want))
+		;
+}
+
+static int lz_alloc(struct pidx_index *idx, gfp_t gfp)
+{
+	struct lz *lz = to_lz(idx);
+	s64 cur = atomic64_read(&lz->cursor);
+	u32 cursor = (u32)cur, floor = pidx_alloc_floor(cursor);
+	u32 start = max(cursor, floor);
+	u64 lap = (u64)cur >> 32;
+	unsigned long flags;
+	struct lz_node *n;
+	int pid;
+
+	n = lz_node_new(lz, start, gfp);
+	if (!n)
+		return -ENOMEM;
+	local_irq_save(flags);
+	rcu_read_lock();
+	pid = lz_claim_from(lz, start);
+	if (pid < 0 && start > floor) {
+		pid = lz_claim_from(lz, floor);
+		lap++;
+	}
+	if (pid >= 0) {
+		lz_rekey(n, pid);
+		lz_link(lz, n);
+		lz_cursor_advance(lz, cur, lap, pid);
+	}
+	rcu_read_unlock();
+	local_irq_restore(flags);
+	if (pid < 0)
+		lz_node_free(n);
+	return pid;
+}
+
+static int lz_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
+{
+	struct lz *lz = to_lz(idx);
+	unsigned long flags;
+	struct lz_node *n, *y;
+	int ret = 0;
+
+	if (pid < 1 || pid >= lz->pid_max)
+		return -EINVAL;
+	n = lz_node_new(lz, pid, gfp);
+	if (!n)
+		return -ENOMEM;
+	local_irq_save(flags);
+	rcu_read_lock();
+	while (!lz_claim(lz, pid)) {
+		/*
+		 * Claimed: present, or a writer on another CPU is in the
+		 * middle of inserting or removing it, interrupts off, and
+		 * will be done in a moment.  Wait for the outcome.
+		 */
+		y = lz_first_ge(lz, pid);
+		if (y && lz_key(y) == pid && !lz_marked(y)) {
+			ret = -EEXIST;
+			break;
+		}
+		cpu_relax();
+	}
+	if (!ret)
+		lz_link(lz, n);
+	rcu_read_unlock();
+	local_irq_restore(flags);
+	if (ret)
+		lz_node_free(n);
+	return ret;
+}
+
+static bool lz_lookup(struct pidx_index *idx, u32 pid)
+{
+	struct lz_node *n = lz_first_ge(to_lz(idx), pid);
+
+	return n && lz_key(n) == pid && !lz_marked(n);
+}
+
+static int lz_remove(struct pidx_index *idx, u32 pid)
+{
+	struct lz *lz = to_lz(idx);
+	unsigned long flags;
+	struct lz_node *n;
+
+	if (pid < 1 || pid >= lz->pid_max || !test_bit(pid, lz->map))
+		return -ENOENT;
+	local_irq_save(flags);
+	rcu_read_lock();
+	n = lz_unlink(lz, pid);
+	if (n)
+		lz_release(lz, pid);
+	rcu_read_unlock();
+	local_irq_restore(flags);
+	if (!n)
+		return -ENOENT;
+	call_rcu(lz_obj(n), lz_node_free_rcu);
+	return 0;
+}
+
+static int lz_find_ge(struct pidx_index *idx, u32 pid)
+{
+	struct lz *lz = to_lz(idx);
+	struct lz_node *n;
+
+	if (pid >= lz->pid_max)
+		return -ENOENT;
+	n = lz_first_ge(lz, pid);
+	/* a node being removed is not there any more */
+	while (n && lz_marked(n)) {
+		pidx_visit_node(n, sizeof(*n));
+		n = lz_next(n, 0);
+	}
+	return n ? lz_key(n) : -ENOENT;
+}
+
+struct lz_totals {
+	long nr;
+	long bytes;
+	unsigned long retries;
+	long hist[LZ_MAX_LEVEL + 1];
+};
+
+static void lz_sum(struct lz *lz, struct lz_totals *t)
+{
+	unsigned int cpu, h;
+
+	memset(t, 0, sizeof(*t));
+	for_each_possible_cpu(cpu) {
+		struct lz_pcpu *c = per_cpu_ptr(lz->pcpu, cpu);
+
+		t->nr += READ_ONCE(c->nr);
+		t->bytes += READ_ONCE(c->bytes);
+		t->retries += READ_ONCE(c->retries);
+		for (h = 1; h <= lz->max_level; h++)
+			t->hist[h] += READ_ONCE(c->hist[h]);
+	}
+}
+
+__printf(2, 3)
+static void lz_bad(unsigned int *bad, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	if (*bad < LZ_REPORT_MAX) {
+		va_start(args, fmt);
+		vaf.fmt = fmt;
+		vaf.va = &args;
+		pr_err("lazyskip verify: %pV\n", &vaf);
+		va_end(args);
+	} else if (*bad == LZ_REPORT_MAX) {
+		pr_err("lazyskip verify: further violations only counted\n");
+	}
+	(*bad)++;
+}
+
+/*
+ * One pass along level 0 checks every level: each node must be the next one
+ * on each of its levels, so every level is the sub-list of level 0 of the
+ * towers that reach it.  Writers are quiesced by contract.
+ */
+static unsigned int lz_verify(struct pidx_index *idx)
+{
+	struct lz *lz = to_lz(idx);
+	struct lz_node *last[LZ_MAX_LEVEL], *x;
+	long hist[LZ_MAX_LEVEL + 1] = { 0 };
+	unsigned int bad = 0, tallest = 1, h, i, w;
+	u32 prev = 0, key, k, cursor;
+	struct lz_totals t;
+	long nr = 0, bytes = 0, bits = 0;
+
+	for (i = 0; i < lz->max_level; i++)
+		last[i] = lz->head;
+	for (x = rcu_dereference_protected(lz->head->next[0], true); x;
+	     x = rcu_dereference_protected(x->next[0], true)) {
+		if (nr > lz->pid_max) {
+			lz_bad(&bad, "level 0 holds more than %u nodes", lz->pid_max);
+			break;
+		}
+		nr++;
+		key = lz_key(x);
+		if (key <= prev || key >= lz->pid_max)
+			lz_bad(&bad, "key %u after %u (pid_max %u)", key, prev,
+			       lz->pid_max);
+		prev = key;
+		if (x->word & (BIT(LZ_LOCK) | BIT(LZ_MARKED)))
+			lz_bad(&bad, "key %u: flags %#lx (lock 1 marked 2)",
+			       key, x->word & 3);
+		if (key < lz->pid_max && !test_bit(key, lz->map))
+			lz_bad(&bad, "key %u not claimed in the bitmap", key);
+		h = lz_height(x);
+		if (h < 1 || h > lz->max_level) {
+			lz_bad(&bad, "key %u: height %u not in [1, %u]", key, h,
+			       lz->max_level);
+			continue;
+		}
+		if (lz_cls(x) != lz->cls[h])
+			lz_bad(&bad, "key %u: class %u for height %u", key,
+			       lz_cls(x), h);
+		for (i = 0; i < h; i++) {
+			if (rcu_dereference_protected(last[i]->next[i], true) != x)
+				lz_bad(&bad, "key %u: not next after %u on level %u",
+				       key, lz_key(last[i]), i);
+			last[i] = x;
+		}
+		hist[h]++;
+		bytes += LZ_CLASS_SIZE(lz_cls(x));
+		tallest = max(tallest, h);
+	}
+	for (i = 0; i < lz->max_level; i++)
+		if (rcu_dereference_protected(last[i]->next[i], true))
+			lz_bad(&bad, "level %u goes on after key %u", i,
+			       lz_key(last[i]));
+	if (lz->head->word & (BIT(LZ_LOCK) | BIT(LZ_MARKED)))
+		lz_bad(&bad, "head flags %#lx", lz->head->word & 3);
+
+	lz_sum(lz, &t);
+	if (nr != t.nr)
+		lz_bad(&bad, "%ld nodes on level 0, count %ld", nr, t.nr);
+	for (h = 1; h <= lz->max_level; h++)
+		if (hist[h] != t.hist[h])
+			lz_bad(&bad, "%ld nodes of height %u, histogram %ld",
+			       hist[h], h, t.hist[h]);
+	if (bytes != t.bytes)
+		lz_bad(&bad, "%ld bytes in nodes, count %ld", bytes, t.bytes);
+	if (tallest > lz->top || lz->top > lz->max_level)
+		lz_bad(&bad, "tallest tower %u, hint %u, max %u", tallest,
+		       lz->top, lz->max_level);
+
+	/* claimed numbers are exactly the keys; full bits only on full words */
+	for (k = 1; k < lz->pid_max; k++)
+		bits += test_bit(k, lz->map);
+	if (bits != nr)
+		lz_bad(&bad, "%ld numbers claimed, %ld nodes", bits, nr);
+	if (!test_bit(0, lz->map))
+		lz_bad(&bad, "number 0 free in the bitmap");
+	for (k = lz->pid_max; k < lz->nwords * BITS_PER_LONG; k++)
+		if (!test_bit(k, lz->map))
+			lz_bad(&bad, "number %u past pid_max free in the bitmap", k);
+	for (w = 0; w < lz->nwords; w++)
+		if (test_bit(w, lz->full) && lz->map[w] != ~0UL)
+			lz_bad(&bad, "bitmap word %u marked full: %#lx", w,
+			       lz->map[w]);
+	cursor = (u32)atomic64_read(&lz->cursor);
+	if (cursor > lz->pid_max)
+		lz_bad(&bad, "cursor %u past pid_max %u", cursor, lz->pid_max);
+	return bad;
+}
+
+static size_t lz_mem_bytes(struct pidx_index *idx)
+{
+	struct lz *lz = to_lz(idx);
+	struct lz_totals t;
+
+	lz_sum(lz, &t);
+	return lz->fixed_bytes + max(t.bytes, 0L);
+}
+
+/* Pairs before the histogram, so a short buffer loses only its tallest levels. */
+static void lz_describe(struct pidx_index *idx, char *buf, size_t len)
+{
+	struct lz *lz = to_lz(idx);
+	s64 cur = atomic64_read(&lz->cursor);
+	struct lz_totals t;
+	unsigned int h;
+	char entry[24];
+	size_t n;
+	int e;
+
+	lz_sum(lz, &t);
+	n = scnprintf(buf, len,
+		      "nodes=%ld;sl_p=%u;max_level=%u;top=%u;retries=%lu;cursor=%u;laps=%llu;bitmap_bytes=%zu;levels=",
+		      t.nr, lz->p, lz->max_level, READ_ONCE(lz->top), t.retries,
+		      (u32)cur, (u64)cur >> 32,
+		      (lz->nwords + BITS_TO_LONGS(lz->nwords)) * sizeof(long));
+	for (h = 1; h <= READ_ONCE(lz->top); h++) {
+		e = scnprintf(entry, sizeof(entry), "%s%u:%ld", h > 1 ? "/" : "",
+			      h, t.hist[h]);
+		if (n + e >= len)
+			break;
+		memcpy(buf + n, entry, e + 1);
+		n += e;
+	}
+}
+
+static void lz_count_node(const void *obj, u64 count[PIDX_NODES_MAX])
+{
+	int nid = page_to_nid(virt_to_page(obj));
+
+	count[min_t(int, nid, PIDX_NODES_MAX - 1)]++;
+}
+
+static void lz_nodes(struct pidx_index *idx, u64 count[PIDX_NODES_MAX])
+{
+	struct lz *lz = to_lz(idx);
+	struct lz_node *x;
+
+	lz_count_node(lz->head, count);
+	for (x = rcu_dereference_protected(lz->head->next[0], true); x;
+	     x = rcu_dereference_protected(x->next[0], true))
+		lz_count_node(lz_obj(x), count);
+}
+
+const struct pidx_ops pidx_lazyskip_ops = {
+	.name		= "lazyskip",
+	.desc		= "lazy skip list: per-node locks, RCU readers, bitmap cyclic alloc",
+	.create		= lz_create,
+	.destroy	= lz_destroy,
+	.alloc		= lz_alloc,
+	.insert		= lz_insert,
+	.lookup		= lz_lookup,
+	.remove		= lz_remove,
+	.find_ge	= lz_find_ge,
+	.verify		= lz_verify,
+	.mem_bytes	= lz_mem_bytes,
+	.describe	= lz_describe,
+	.nodes		= lz_nodes,
+};
