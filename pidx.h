@@ -119,6 +119,7 @@ extern const struct pidx_ops pidx_skiplist_ops;
 extern const struct pidx_ops pidx_rbskip_ops;
 extern const struct pidx_ops pidx_hash_ops;
 extern const struct pidx_ops pidx_maple_ops;
+extern const struct pidx_ops pidx_ccskip_ops;
 extern const struct pidx_ops pidx_lazyskip_ops;
 
 extern const struct pidx_ops *const pidx_index_table[];

@@ -41,6 +41,7 @@ const struct pidx_ops *const pidx_index_table[] = {
 	&pidx_skiplist_ops,
 	&pidx_rbskip_ops,
 	&pidx_hash_ops,
+	&pidx_ccskip_ops,
 	&pidx_lazyskip_ops,
 #ifdef PIDX_HAVE_MAPLE	/* Kbuild: the maple tree came in v6.1 */
 	&pidx_maple_ops,

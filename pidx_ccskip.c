@@ -1,0 +1,958 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * "ccskip": a cache-conscious skip list, stored as the skip tree it is
+ * isomorphic to (X. Messeguer, "Skip trees, an alternative data structure to
+ * skip lists in a concurrent approach", 1997; the same layout as the
+ * B-skiplist and, for the leaves, the unrolled skip list).
+ *
+ * Every key draws a height h >= 1 with P(h > i) = B^-i and is on levels
+ * 0..h-1, as in a skip list.  Each level is cut into nodes at the keys that
+ * are also on the level above; a node keeps its keys in one sorted array
+ * and, above level 0, a child pointer per key to the node one level down
+ * that starts with that key.  A sentinel key 0 (PIDs start at 1) of unbounded
+ * height heads every level, so the leftmost node of each level starts with 0
+ * and the root is the one node of the top level.  A search reads one node per
+ * level, binary-searching its keys, so a lookup reads about log_B(n) + 1
+ * nodes instead of the (p - 1) log_p(n) nodes of a pointer-per-key skip list:
+ * 4 at 32K keys, 5-6 at 1M.
+ *
+ * B = 16 (params->sl_p when it is 8 or 16; the skip lists' default of 4 would
+ * make nodes too small to pay for their header).  A node then holds 16 keys
+ * on average, 64 bytes: the keys a search touches are one or two cache
+ * lines, plus one line for the child pointer.  Larger B shortens the tree
+ * further but every write copies a node (below), and copying and binary
+ * search grow with B while the number of levels shrinks only with log B.
+ *
+ * Readers (lookup, find_ge) hold rcu_read_lock() only.  A published node's
+ * keys never change: a writer builds new copies of the nodes it changes,
+ * bottom-up, and publishes the topmost with one rcu_assign_pointer() into
+ * the child slot of its parent (or the root pointer); the nodes it replaced
+ * go back after a grace period.  A reader thus sees each subtree either
+ * whole before or whole after the change, and every version it can reach
+ * holds every key present throughout its call.  Inserting a key of height h
+ * splits the h - 1 nodes below its top level at the key and copies the one on
+ * its top level; removing one merges them back: h nodes written per change,
+ * one for 15 changes in 16.
+ *
+ * Cyclic allocation is O(B log_B n) however dense the space: each inner
+ * node keeps, per child, the number of keys present in that child's subtree.
+ * Readers never look at these counts, so writers update them in place.  A
+ * subtree whose count equals the width of its key range has no free number
+ * and is skipped without being read.
+ *
+ * Writers serialize on one spinlock taken with interrupts off, as
+ * alloc_pid() takes pidmap_lock, and allocate under it with GFP_ATOMIC
+ * because what they copy is only known once the lock is held; a failed
+ * allocation leaves the index untouched and returns -ENOMEM, including from
+ * remove(), which has to write a smaller copy of the node.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitops.h>
+#include <linux/err.h>
+#include <linux/kernel.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+
+#include "pidx.h"
+
+#define CCS_B_DEFAULT		16
+#define CCS_LEVELS_MAX		PIDX_SL_LEVELS_MAX
+/* keys in one node: the node header keeps the count in 16 bits */
+#define CCS_NR_MAX		U16_MAX
+/* reports beyond this many per verify() only add to the count */
+#define CCS_REPORT_MAX		10
+
+/*
+ * A node is one kmalloc object:
+ *
+ *   [nr level][keys[nr]] pad [child[nr]][count[nr]] pad [tail]
+ *
+ * Readers touch the 4-byte header, the keys and one child pointer; a leaf
+ * (level 0) has no children and no counts.  The tail lies behind everything a
+ * reader reads: its rcu_head is written while readers may still walk the
+ * node, and it records how far back the node starts, so the RCU callback
+ * needs nothing else.
+ */
+struct ccs_node {
+	u16 nr;
+	u8 level;
+	u8 unused;
+	u32 keys[];
+};
+
+struct ccs_tail {
+	u32 back;		/* bytes from the node start to the tail */
+	u32 bytes;		/* what the node was charged */
+	struct rcu_head rcu;
+};
+
+struct ccs {
+	/* what readers load, away from the line writers dirty */
+	struct ccs_node __rcu *root;
+	u32 pid_max;
+	u32 b;			/* a key grows a level with probability 1/b */
+	u32 b_shift;		/* log2(b) */
+	u32 max_level;		/* highest height a key may draw */
+	int node;		/* NUMA setting, see pidx_mem_node() */
+
+	/* Serializes writers, like pidmap_lock; readers never take it. */
+	spinlock_t lock ____cacheline_aligned_in_smp;
+	u32 cursor;		/* next number to try, as idr_alloc_cyclic() */
+	u32 nr;			/* keys present */
+	u64 rand;		/* height generator, drawn under the lock */
+	size_t bytes;		/* live nodes, read locklessly by mem_bytes() */
+	u32 lvl_nodes[CCS_LEVELS_MAX];
+	u32 lvl_keys[CCS_LEVELS_MAX];	/* sentinels included */
+};
+
+/* Where a writer stands on each level: the node and the slot of the key. */
+struct ccs_path {
+	struct ccs_node *n[CCS_LEVELS_MAX];
+	u32 pos[CCS_LEVELS_MAX];
+	u32 top;		/* levels in the tree */
+};
+
+static struct ccs *to_ccs(struct pidx_index *idx)
+{
+	return (struct ccs *)idx;
+}
+
+static size_t ccs_kids_off(u32 nr)
+{
+	return ALIGN(sizeof(struct ccs_node) + sizeof(u32) * nr, 8);
+}
+
+static size_t ccs_tail_off(u32 nr, u32 level)
+{
+	size_t off = ccs_kids_off(nr);
+
+	if (level)
+		off += ALIGN((sizeof(void *) + sizeof(u32)) * nr, 8);
+	return off;
+}
+
+static __always_inline struct ccs_node __rcu **ccs_kids(struct ccs_node *n,
+							u32 nr)
+{
+	return (struct ccs_node __rcu **)((char *)n + ccs_kids_off(nr));
+}
+
+static u32 *ccs_counts(struct ccs_node *n)
+{
+	return (u32 *)(ccs_kids(n, n->nr) + n->nr);
+}
+
+static struct ccs_tail *ccs_tail(struct ccs_node *n)
+{
+	return (struct ccs_tail *)((char *)n + ccs_tail_off(n->nr, n->level));
+}
+
+/* The last slot whose key is <= @key; keys[0] <= @key by the descent. */
+static __always_inline u32 ccs_rank(const struct ccs_node *n, u32 nr, u32 key)
+{
+	const u32 *k = n->keys;
+	u32 base = 0, half;
+
+	/* halving without an exit test: the same steps for every key */
+	while (nr > 1) {
+		half = nr / 2;
+		if (k[base + half] <= key)
+			base += half;
+		nr -= half;
+	}
+	return base;
+}
+
+/* ccs_rank() reporting the header and each key it reads to trace_visits */
+static noinline u32 ccs_rank_traced(const struct ccs_node *n, u32 nr, u32 key)
+{
+	const u32 *k = n->keys;
+	u32 base = 0, half;
+
+	pidx_visit_node(n, sizeof(*n));
+	while (nr > 1) {
+		half = nr / 2;
+		pidx_visit_more(&k[base + half], sizeof(u32));
+		if (k[base + half] <= key)
+			base += half;
+		nr -= half;
+	}
+	pidx_visit_more(&k[base], sizeof(u32));
+	return base;
+}
+
+static __always_inline u32 ccs_visit_rank(const struct ccs_node *n, u32 nr,
+					  u32 key)
+{
+	if (static_branch_unlikely(&pidx_visits_on))
+		return ccs_rank_traced(n, nr, key);
+	return ccs_rank(n, nr, key);
+}
+
+static __always_inline struct ccs_node *ccs_rkid(struct ccs_node *n, u32 nr,
+						 u32 i)
+{
+	struct ccs_node __rcu **kid = &ccs_kids(n, nr)[i];
+
+	pidx_visit_more(kid, sizeof(*kid));
+	return rcu_dereference(*kid);
+}
+
+static struct ccs_node *ccs_wroot(struct ccs *c)
+{
+	return rcu_dereference_protected(c->root, lockdep_is_held(&c->lock));
+}
+
+static struct ccs_node *ccs_wkid(struct ccs *c, struct ccs_node *n, u32 i)
+{
+	return rcu_dereference_protected(ccs_kids(n, n->nr)[i],
+					 lockdep_is_held(&c->lock));
+}
+
+/* For verify(), nodes() and destroy(): no writer runs, by contract. */
+static struct ccs_node *ccs_qkid(struct ccs_node *n, u32 i)
+{
+	return rcu_dereference_protected(ccs_kids(n, n->nr)[i], true);
+}
+
+static struct ccs_node *ccs_qroot(struct ccs *c)
+{
+	return rcu_dereference_protected(c->root, true);
+}
+
+/* Keys present in the subtree of @n (the sentinel is not a key). */
+static u32 ccs_weight(struct ccs_node *n)
+{
+	u32 *cnt, w = 0, i;
+
+	if (!n->level)
+		return n->nr - !n->keys[0];
+	cnt = ccs_counts(n);
+	for (i = 0; i < n->nr; i++)
+		w += cnt[i];
+	return w;
+}
+
+static struct ccs_node *ccs_node_new(struct ccs *c, u32 nr, u32 level,
+				     u32 first, gfp_t gfp)
+{
+	size_t size = ccs_tail_off(nr, level) + sizeof(struct ccs_tail);
+	size_t bytes = kmalloc_size_roundup(size);
+	struct ccs_tail *t;
+	struct ccs_node *n;
+
+	if (nr > CCS_NR_MAX)
+		return NULL;
+	n = kmalloc_node(size, gfp | __GFP_NOWARN,
+			 pidx_mem_node(c->node, first));
+	if (!n)
+		return NULL;
+	pidx_mem_charge(bytes);
+	n->nr = nr;
+	n->level = level;
+	n->unused = 0;
+	t = ccs_tail(n);
+	t->back = ccs_tail_off(nr, level);
+	t->bytes = bytes;
+	/* counted from birth, so discarding a spare undoes it exactly */
+	c->lvl_nodes[level]++;
+	c->lvl_keys[level] += nr;
+	WRITE_ONCE(c->bytes, c->bytes + bytes);
+	return n;
+}
+
+static void ccs_node_free(struct ccs_node *n)
+{
+	u32 bytes = ccs_tail(n)->bytes;
+
+	kfree(n);
+	pidx_mem_uncharge(bytes);
+}
+
+static void ccs_node_free_rcu(struct rcu_head *rcu)
+{
+	struct ccs_tail *t = container_of(rcu, struct ccs_tail, rcu);
+
+	pidx_mem_uncharge(t->bytes);
+	kfree((char *)t - t->back);
+}
+
+static void ccs_node_uncount(struct ccs *c, struct ccs_node *n)
+{
+	c->lvl_nodes[n->level]--;
+	c->lvl_keys[n->level] -= n->nr;
+	WRITE_ONCE(c->bytes, c->bytes - ccs_tail(n)->bytes);
+}
+
+/* A node that was never published: no reader can hold it. */
+static void ccs_node_discard(struct ccs *c, struct ccs_node *n)
+{
+	ccs_node_uncount(c, n);
+	ccs_node_free(n);
+}
+
+static void ccs_node_retire(struct ccs *c, struct ccs_node *n)
+{
+	ccs_node_uncount(c, n);
+	call_rcu(&ccs_tail(n)->rcu, ccs_node_free_rcu);
+}
+
+/* Allocations under the lock: never sleep, never warn (failures count). */
+static gfp_t ccs_lock_gfp(gfp_t gfp)
+{
+	return (gfpflags_allow_blocking(gfp) ? GFP_ATOMIC : gfp) | __GFP_NOWARN;
+}
+
+static bool ccs_lookup(struct pidx_index *idx, u32 pid)
+{
+	struct ccs_node *n = rcu_dereference(to_ccs(idx)->root);
+	u32 nr, i;
+
+	for (;;) {
+		nr = n->nr;
+		i = ccs_visit_rank(n, nr, pid);
+		/* a key on any level is present; 0 is only the sentinel */
+		if (n->keys[i] == pid)
+			return pid != 0;
+		if (!n->level)
+			return false;
+		n = ccs_rkid(n, nr, i);
+	}
+}
+
+static int ccs_find_ge(struct pidx_index *idx, u32 pid)
+{
+	struct ccs *c = to_ccs(idx);
+	struct ccs_node *n;
+	int bound = -ENOENT;
+	u32 nr, i;
+
+	if (pid >= c->pid_max)
+		return -ENOENT;
+	n = rcu_dereference(c->root);
+	for (;;) {
+		nr = n->nr;
+		i = ccs_visit_rank(n, nr, pid);
+		if (pid && n->keys[i] == pid)
+			return pid;
+		/*
+		 * The subtree we enter ends where the next key of this node
+		 * begins: the deepest such key is the answer should the leaf
+		 * hold nothing above @pid.
+		 */
+		if (i + 1 < nr)
+			bound = n->keys[i + 1];
+		if (!n->level)
+			return bound;
+		n = ccs_rkid(n, nr, i);
+	}
+}
+
+/* Fill @path for @key down to level 0; true if @key is present. */
+static bool ccs_descend(struct ccs *c, u32 key, struct ccs_path *path)
+{
+	struct ccs_node *n = ccs_wroot(c);
+	bool found = false;
+	u32 l = n->level, i;
+
+	path->top = l + 1;
+	for (;;) {
+		i = ccs_visit_rank(n, n->nr, key);
+		path->n[l] = n;
+		path->pos[l] = i;
+		if (key && n->keys[i] == key)
+			found = true;
+		if (!l--)
+			return found;
+		pidx_visit_more(&ccs_kids(n, n->nr)[i], sizeof(void *));
+		n = ccs_wkid(c, n, i);
+	}
+}
+
+static void ccs_publish(struct ccs *c, struct ccs_path *path, u32 level,
+			struct ccs_node *m)
+{
+	struct ccs_node *p;
+
+	if (level + 1 == path->top) {
+		rcu_assign_pointer(c->root, m);
+		return;
+	}
+	p = path->n[level + 1];
+	rcu_assign_pointer(ccs_kids(p, p->nr)[path->pos[level + 1]], m);
+}
+
+/* Drop root levels that hold only the sentinel, so readers skip them. */
+static void ccs_shrink(struct ccs *c)
+{
+	struct ccs_node *r = ccs_wroot(c);
+
+	while (r->level && r->nr == 1) {
+		rcu_assign_pointer(c->root, ccs_wkid(c, r, 0));
+		ccs_node_retire(c, r);
+		r = ccs_wroot(c);
+	}
+}
+
+/* Raise the root to level @h - 1 with sentinel-only nodes. */
+static int ccs_grow(struct ccs *c, u32 h, gfp_t gfp)
+{
+	struct ccs_node *below = ccs_wroot(c), *n;
+	u32 w = c->nr, l;
+
+	for (l = below->level + 1; l < h; l++) {
+		n = ccs_node_new(c, 1, l, 0, gfp);
+		if (!n) {
+			/* what was published so far is a valid, taller tree */
+			ccs_shrink(c);
+			return -ENOMEM;
+		}
+		n->keys[0] = 0;
+		RCU_INIT_POINTER(ccs_kids(n, 1)[0], below);
+		ccs_counts(n)[0] = w;
+		rcu_assign_pointer(c->root, n);
+		below = n;
+	}
+	return 0;
+}
+
+static u32 ccs_draw_height(struct ccs *c)
+{
+	u64 r = pidx_rand_next(&c->rand);
+	/* each leading all-zero group of log2(b) bits has probability 1/b */
+	u32 h = 1 + (64 - fls64(r)) / c->b_shift;
+
+	return min(h, c->max_level);
+}
+
+/* Copy @cnt slots of an inner node: children and their counts. */
+static void ccs_copy_slots(struct ccs_node *dst, u32 to, struct ccs_node *src,
+			   u32 from, u32 cnt)
+{
+	memcpy(&ccs_kids(dst, dst->nr)[to], &ccs_kids(src, src->nr)[from],
+	       cnt * sizeof(void *));
+	memcpy(&ccs_counts(dst)[to], &ccs_counts(src)[from], cnt * sizeof(u32));
+}
+
+static void ccs_set_slot(struct ccs_node *n, u32 i, struct ccs_node *kid,
+			 u32 count)
+{
+	RCU_INIT_POINTER(ccs_kids(n, n->nr)[i], kid);
+	ccs_counts(n)[i] = count;
+}
+
+/* @key is in [1, pid_max): callers check. */
+static int ccs_insert_locked(struct ccs *c, u32 key, gfp_t gfp)
+{
+	struct ccs_node *fresh[2 * CCS_LEVELS_MAX];
+	struct ccs_node *n, *m, *left = NULL, *right = NULL;
+	u32 h = ccs_draw_height(c), wl = 0, wr = 0, l, p, nf = 0;
+	struct ccs_path path;
+
+	gfp = ccs_lock_gfp(gfp);
+	if (ccs_descend(c, key, &path))
+		return -EEXIST;
+	if (h > path.top) {
+		if (ccs_grow(c, h, gfp))
+			return -ENOMEM;
+		ccs_descend(c, key, &path);
+	}
+
+	/* Everything first: a failure must leave the tree as it was. */
+	for (l = 0; l < h; l++) {
+		n = path.n[l];
+		p = path.pos[l];
+		if (l + 1 < h) {
+			fresh[nf++] = ccs_node_new(c, p + 1, l, n->keys[0], gfp);
+			fresh[nf++] = ccs_node_new(c, n->nr - p, l, key, gfp);
+		} else {
+			fresh[nf++] = ccs_node_new(c, n->nr + 1, l, n->keys[0],
+						   gfp);
+		}
+		if (!fresh[nf - 1] || (nf > 1 && !fresh[nf - 2]))
+			goto nomem;
+	}
+
+	/* Below the key's top level, split each node on the path at @key. */
+	for (l = 0; l + 1 < h; l++) {
+		n = path.n[l];
+		p = path.pos[l];
+		m = fresh[2 * l];
+		memcpy(m->keys, n->keys, (p + 1) * sizeof(u32));
+		if (l) {
+			ccs_copy_slots(m, 0, n, 0, p);
+			ccs_set_slot(m, p, left, wl);
+		}
+		left = m;
+		m = fresh[2 * l + 1];
+		m->keys[0] = key;
+		memcpy(&m->keys[1], &n->keys[p + 1], (n->nr - p - 1) * sizeof(u32));
+		if (l) {
+			ccs_set_slot(m, 0, right, wr);
+			ccs_copy_slots(m, 1, n, p + 1, n->nr - p - 1);
+		}
+		right = m;
+		wl = ccs_weight(left);
+		wr = ccs_weight(right);
+	}
+
+	/* On its top level the key joins a copy of the node. */
+	n = path.n[h - 1];
+	p = path.pos[h - 1];
+	m = fresh[nf - 1];
+	memcpy(m->keys, n->keys, (p + 1) * sizeof(u32));
+	m->keys[p + 1] = key;
+	memcpy(&m->keys[p + 2], &n->keys[p + 1], (n->nr - p - 1) * sizeof(u32));
+	if (h > 1) {
+		ccs_copy_slots(m, 0, n, 0, p);
+		ccs_set_slot(m, p, left, wl);
+		ccs_set_slot(m, p + 1, right, wr);
+		ccs_copy_slots(m, p + 2, n, p + 1, n->nr - p - 1);
+	}
+
+	ccs_publish(c, &path, h - 1, m);
+	for (l = h; l < path.top; l++)
+		ccs_counts(path.n[l])[path.pos[l]]++;
+	for (l = 0; l < h; l++)
+		ccs_node_retire(c, path.n[l]);
+	c->nr++;
+	return 0;
+
+nomem:
+	while (nf--)
+		if (fresh[nf])
+			ccs_node_discard(c, fresh[nf]);
+	ccs_shrink(c);
+	return -ENOMEM;
+}
+
+static int ccs_remove_locked(struct ccs *c, u32 key)
+{
+	struct ccs_node *lchain[CCS_LEVELS_MAX], *fresh[CCS_LEVELS_MAX];
+	struct ccs_node *n, *m, *lft, *rgt, *below = NULL;
+	u32 top, l, p, wb = 0;
+	struct ccs_path path;
+	gfp_t gfp = GFP_ATOMIC | __GFP_NOWARN;
+
+	if (!ccs_descend(c, key, &path))
+		return -ENOENT;
+	for (top = path.top - 1; path.n[top]->keys[path.pos[top]] != key; top--)
+		;
+	n = path.n[top];
+	p = path.pos[top];
+	/*
+	 * Below its top level the key starts a node (path.n[l]) that merges
+	 * into its left neighbour, the rightmost descendant of the slot
+	 * before the key.
+	 */
+	if (top) {
+		lchain[top - 1] = ccs_wkid(c, n, p - 1);
+		for (l = top - 1; l; l--)
+			lchain[l - 1] = ccs_wkid(c, lchain[l],
+						 lchain[l]->nr - 1);
+	}
+	for (l = 0; l < top; l++) {
+		fresh[l] = ccs_node_new(c, lchain[l]->nr + path.n[l]->nr - 1,
+					l, lchain[l]->keys[0], gfp);
+		if (!fresh[l])
+			goto nomem;
+	}
+	fresh[top] = ccs_node_new(c, n->nr - 1, top, n->keys[0], gfp);
+	if (!fresh[top])
+		goto nomem;
+
+	for (l = 0; l < top; l++) {
+		lft = lchain[l];
+		rgt = path.n[l];
+		m = fresh[l];
+		memcpy(m->keys, lft->keys, lft->nr * sizeof(u32));
+		memcpy(&m->keys[lft->nr], &rgt->keys[1],
+		       (rgt->nr - 1) * sizeof(u32));
+		if (l) {
+			ccs_copy_slots(m, 0, lft, 0, lft->nr - 1);
+			ccs_set_slot(m, lft->nr - 1, below, wb);
+			ccs_copy_slots(m, lft->nr, rgt, 1, rgt->nr - 1);
+		}
+		below = m;
+		wb = ccs_weight(m);
+	}
+	m = fresh[top];
+	memcpy(m->keys, n->keys, p * sizeof(u32));
+	memcpy(&m->keys[p], &n->keys[p + 1], (n->nr - p - 1) * sizeof(u32));
+	if (top) {
+		ccs_copy_slots(m, 0, n, 0, p - 1);
+		ccs_set_slot(m, p - 1, below, wb);
+		ccs_copy_slots(m, p, n, p + 1, n->nr - p - 1);
+	}
+
+	ccs_publish(c, &path, top, m);
+	for (l = top + 1; l < path.top; l++)
+		ccs_counts(path.n[l])[path.pos[l]]--;
+	for (l = 0; l < top; l++) {
+		ccs_node_retire(c, lchain[l]);
+		ccs_node_retire(c, path.n[l]);
+	}
+	ccs_node_retire(c, n);
+	c->nr--;
+	ccs_shrink(c);
+	return 0;
+
+nomem:
+	while (l--)
+		ccs_node_discard(c, fresh[l]);
+	return -ENOMEM;
+}
+
+/*
+ * The first free number in [@start, @hi) in the subtree of @n, whose keys
+ * lie in [n->keys[0], @hi); @start >= max(1, n->keys[0]).  -1 if none.
+ * Only the subtree holding @start can come back empty-handed: any later one
+ * that is not full has a free number, so the search is O(b) per level.
+ */
+static int ccs_free_in(struct ccs *c, struct ccs_node *n, u32 hi, u32 start)
+{
+	u32 nr = n->nr, i = ccs_visit_rank(n, nr, start), lo, end, *cnt;
+	int ret;
+
+	if (!n->level) {
+		if (n->keys[i] < start)
+			i++;
+		while (i < nr && n->keys[i] == start) {
+			start++;
+			i++;
+		}
+		return start < hi ? start : -1;
+	}
+	cnt = ccs_counts(n);
+	pidx_visit_more(&cnt[i], (nr - i) * sizeof(u32));
+	for (; i < nr; i++) {
+		lo = max(n->keys[i], 1U);
+		end = i + 1 < nr ? n->keys[i + 1] : hi;
+		start = max(start, lo);
+		if (cnt[i] == end - lo)
+			continue;
+		pidx_visit_more(&ccs_kids(n, nr)[i], sizeof(void *));
+		ret = ccs_free_in(c, ccs_wkid(c, n, i), end, start);
+		if (ret >= 0)
+			return ret;
+	}
+	return -1;
+}
+
+static int ccs_find_free(struct ccs *c, u32 start)
+{
+	int pid;
+
+	if (start >= c->pid_max)
+		return -ENOSPC;
+	pid = ccs_free_in(c, ccs_wroot(c), c->pid_max, start);
+	return pid < 0 ? -ENOSPC : pid;
+}
+
+/* Kernel cyclic semantics: see pidx.h and idr_alloc_cyclic(). */
+static int ccs_alloc(struct pidx_index *idx, gfp_t gfp)
+{
+	struct ccs *c = to_ccs(idx);
+	unsigned long flags;
+	u32 floor, start;
+	int pid, ret;
+
+	spin_lock_irqsave(&c->lock, flags);
+	floor = pidx_alloc_floor(c->cursor);
+	start = max(c->cursor, floor);
+	pid = ccs_find_free(c, start);
+	if (pid < 0 && start > floor)
+		pid = ccs_find_free(c, floor);
+	if (pid >= 0) {
+		ret = ccs_insert_locked(c, pid, gfp);
+		if (ret)
+			pid = ret;
+		else
+			c->cursor = pid + 1;
+	}
+	spin_unlock_irqrestore(&c->lock, flags);
+	return pid;
+}
+
+static int ccs_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
+{
+	struct ccs *c = to_ccs(idx);
+	unsigned long flags;
+	int ret;
+
+	if (pid < 1 || pid >= c->pid_max)
+		return -EINVAL;
+	spin_lock_irqsave(&c->lock, flags);
+	ret = ccs_insert_locked(c, pid, gfp);
+	spin_unlock_irqrestore(&c->lock, flags);
+	return ret;
+}
+
+static int ccs_remove(struct pidx_index *idx, u32 pid)
+{
+	struct ccs *c = to_ccs(idx);
+	unsigned long flags;
+	int ret;
+
+	if (pid < 1 || pid >= c->pid_max)
+		return -ENOENT;
+	spin_lock_irqsave(&c->lock, flags);
+	ret = ccs_remove_locked(c, pid);
+	spin_unlock_irqrestore(&c->lock, flags);
+	return ret;
+}
+
+static struct pidx_index *ccs_create(const struct pidx_params *p)
+{
+	struct ccs_node *root;
+	struct ccs *c;
+	u64 reach;
+
+	if (p->pid_max < PIDX_PID_MAX_MIN || p->pid_max > PIDX_PID_MAX_LIMIT)
+		return ERR_PTR(-EINVAL);
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return ERR_PTR(-ENOMEM);
+	pidx_mem_charge(sizeof(*c));
+	spin_lock_init(&c->lock);
+	c->pid_max = p->pid_max;
+	c->node = p->node;
+	c->b = p->sl_p >= 8 && p->sl_p <= 16 && is_power_of_2(p->sl_p) ?
+	       p->sl_p : CCS_B_DEFAULT;
+	c->b_shift = ilog2(c->b);
+	/*
+	 * The fewest levels whose top holds at most b^2 keys in a full PID
+	 * space: one level less than ceil(log_b(pid_max)) saves every search a
+	 * node for a root that a search crosses in a few more halvings, and a
+	 * copy of it costs a writer only once in b^(max_level - 1) changes.
+	 */
+	c->max_level = 1;
+	for (reach = (u64)c->b * c->b;
+	     reach < c->pid_max && c->max_level < CCS_LEVELS_MAX;
+	     reach *= c->b)
+		c->max_level++;
+	c->rand = pidx_rand_seed(p->seed, 0xcc5);
+
+	root = ccs_node_new(c, 1, 0, 0, GFP_KERNEL);
+	if (!root) {
+		kfree(c);
+		pidx_mem_uncharge(sizeof(*c));
+		return ERR_PTR(-ENOMEM);
+	}
+	root->keys[0] = 0;
+	RCU_INIT_POINTER(c->root, root);
+	return (struct pidx_index *)c;
+}
+
+static void ccs_free_tree(struct ccs_node *n)
+{
+	u32 i;
+
+	if (n->level)
+		for (i = 0; i < n->nr; i++)
+			ccs_free_tree(ccs_qkid(n, i));
+	ccs_node_free(n);
+}
+
+static void ccs_destroy(struct pidx_index *idx)
+{
+	struct ccs *c = to_ccs(idx);
+
+	/* Contract: no writer; a reader that outlived its storm may still walk. */
+	synchronize_rcu();
+	ccs_free_tree(ccs_qroot(c));
+	/* nodes retired earlier still sit in RCU callbacks that uncharge */
+	rcu_barrier();
+	kfree(c);
+	pidx_mem_uncharge(sizeof(*c));
+}
+
+struct ccs_check {
+	struct ccs *c;
+	unsigned int bad;
+	size_t bytes;
+	u32 nodes[CCS_LEVELS_MAX];
+	u32 keys[CCS_LEVELS_MAX];
+};
+
+__printf(2, 3)
+static void ccs_bad(struct ccs_check *chk, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	if (chk->bad < CCS_REPORT_MAX) {
+		va_start(args, fmt);
+		vaf.fmt = fmt;
+		vaf.va = &args;
+		pr_err("ccskip verify: %pV\n", &vaf);
+		va_end(args);
+	} else if (chk->bad == CCS_REPORT_MAX) {
+		pr_err("ccskip verify: further violations only counted\n");
+	}
+	chk->bad++;
+}
+
+/*
+ * Check the subtree of @n, a node of level @level whose keys must lie in
+ * [@lo, @hi) starting with @lo, and return the keys present in it.  The
+ * child of each key must start with that key and end before the next one:
+ * that is every node boundary matching the keys of the level above.
+ */
+static u32 ccs_check_node(struct ccs_check *chk, struct ccs_node *n,
+			  u32 level, u32 lo, u32 hi)
+{
+	size_t size;
+	struct ccs_tail *t;
+	u32 i, w = 0, cw, end, *cnt;
+	struct ccs_node *kid;
+
+	if (n->level != level || !n->nr) {
+		ccs_bad(chk, "node at %u: level %u nr %u, expected level %u",
+			lo, n->level, n->nr, level);
+		return 0;
+	}
+	chk->nodes[level]++;
+	chk->keys[level] += n->nr;
+	size = ccs_tail_off(n->nr, level) + sizeof(*t);
+	t = ccs_tail(n);
+	if (t->back != ccs_tail_off(n->nr, level) ||
+	    t->bytes != kmalloc_size_roundup(size))
+		ccs_bad(chk, "node at %u level %u: tail %u/%u for %zu bytes",
+			lo, level, t->back, t->bytes, size);
+	chk->bytes += t->bytes;
+	if (n->keys[0] != lo)
+		ccs_bad(chk, "node at level %u starts with %u, its slot above says %u",
+			level, n->keys[0], lo);
+	for (i = 1; i < n->nr; i++)
+		if (n->keys[i] <= n->keys[i - 1])
+			ccs_bad(chk, "level %u: key %u after %u", level,
+				n->keys[i], n->keys[i - 1]);
+	if (n->keys[n->nr - 1] >= hi)
+		ccs_bad(chk, "level %u: key %u at or past the node's end %u",
+			level, n->keys[n->nr - 1], hi);
+	if (!level)
+		return n->nr - !n->keys[0];
+	cnt = ccs_counts(n);
+	for (i = 0; i < n->nr; i++) {
+		kid = ccs_qkid(n, i);
+		end = i + 1 < n->nr ? n->keys[i + 1] : hi;
+		if (!kid) {
+			ccs_bad(chk, "level %u key %u: no child", level,
+				n->keys[i]);
+			continue;
+		}
+		cw = ccs_check_node(chk, kid, level - 1, n->keys[i], end);
+		if (cnt[i] != cw)
+			ccs_bad(chk, "level %u key %u: count %u, subtree holds %u",
+				level, n->keys[i], cnt[i], cw);
+		w += cw;
+	}
+	return w;
+}
+
+static unsigned int ccs_verify(struct pidx_index *idx)
+{
+	struct ccs *c = to_ccs(idx);
+	struct ccs_check chk = { .c = c };
+	struct ccs_node *root = ccs_qroot(c);
+	u32 w, l;
+
+	if (root->level >= c->max_level) {
+		ccs_bad(&chk, "root level %u, at most %u levels", root->level,
+			c->max_level);
+		return chk.bad;
+	}
+	w = ccs_check_node(&chk, root, root->level, 0, c->pid_max);
+	if (w != c->nr)
+		ccs_bad(&chk, "%u keys in the tree, count %u", w, c->nr);
+	for (l = 0; l < CCS_LEVELS_MAX; l++)
+		if (chk.nodes[l] != c->lvl_nodes[l] ||
+		    chk.keys[l] != c->lvl_keys[l])
+			ccs_bad(&chk, "level %u: %u nodes %u keys, counted %u/%u",
+				l, chk.nodes[l], chk.keys[l], c->lvl_nodes[l],
+				c->lvl_keys[l]);
+	if (chk.bytes != c->bytes)
+		ccs_bad(&chk, "%zu bytes in nodes, count %zu", chk.bytes,
+			c->bytes);
+	if (c->cursor > c->pid_max)
+		ccs_bad(&chk, "cursor %u past pid_max %u", c->cursor,
+			c->pid_max);
+	return chk.bad;
+}
+
+static size_t ccs_mem_bytes(struct pidx_index *idx)
+{
+	return sizeof(struct ccs) + READ_ONCE(to_ccs(idx)->bytes);
+}
+
+/*
+ * Per level from the leaves up: nodes and mean keys per node (in tenths),
+ * so that a short buffer loses only the highest levels, whole.
+ */
+static void ccs_describe(struct pidx_index *idx, char *buf, size_t len)
+{
+	struct ccs *c = to_ccs(idx);
+	u32 nodes[CCS_LEVELS_MAX], keys[CCS_LEVELS_MAX];
+	u32 nr, top, l, fill;
+	unsigned long flags;
+	char entry[32];
+	size_t n;
+	int e;
+
+	spin_lock_irqsave(&c->lock, flags);
+	memcpy(nodes, c->lvl_nodes, sizeof(nodes));
+	memcpy(keys, c->lvl_keys, sizeof(keys));
+	nr = c->nr;
+	top = ccs_wroot(c)->level + 1;
+	spin_unlock_irqrestore(&c->lock, flags);
+
+	n = scnprintf(buf, len, "keys=%u;b=%u;max_level=%u;height=%u;levels=",
+		      nr, c->b, c->max_level, top);
+	for (l = 0; l < top; l++) {
+		fill = nodes[l] ? keys[l] * 10 / nodes[l] : 0;
+		e = scnprintf(entry, sizeof(entry), "%s%u:%u/%u.%u",
+			      l ? "|" : "", l, nodes[l], fill / 10, fill % 10);
+		if (n + e >= len)
+			break;
+		memcpy(buf + n, entry, e + 1);
+		n += e;
+	}
+}
+
+static void ccs_count_nodes(struct ccs_node *n, u64 count[PIDX_NODES_MAX])
+{
+	int nid = page_to_nid(virt_to_page(n));
+	u32 i;
+
+	count[min(nid, PIDX_NODES_MAX - 1)]++;
+	if (n->level)
+		for (i = 0; i < n->nr; i++)
+			ccs_count_nodes(ccs_qkid(n, i), count);
+}
+
+static void ccs_nodes(struct pidx_index *idx, u64 count[PIDX_NODES_MAX])
+{
+	ccs_count_nodes(ccs_qroot(to_ccs(idx)), count);
+}
+
+const struct pidx_ops pidx_ccskip_ops = {
+	.name		= "ccskip",
+	.desc		= "cache-conscious skip list (skip tree), RCU copy-on-write nodes",
+	.create		= ccs_create,
+	.destroy	= ccs_destroy,
+	.alloc		= ccs_alloc,
+	.insert		= ccs_insert,
+	.lookup		= ccs_lookup,
+	.remove		= ccs_remove,
+	.find_ge	= ccs_find_ge,
+	.verify		= ccs_verify,
+	.mem_bytes	= ccs_mem_bytes,
+	.describe	= ccs_describe,
+	.nodes		= ccs_nodes,
+};
