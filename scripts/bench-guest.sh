@@ -16,7 +16,8 @@
 #   visits:     trace_visits=1, lookup and fork, one CPU, every keys size:
 #               nodes and cache lines per operation (times not comparable)
 #   numa:       with two NUMA nodes or more, lookups on a CPU of node 0 with
-#               the index on node 0 (local), node 1 (remote), interleaved
+#               the index on node 0 (local), node 1 (remote), interleaved,
+#               at the CPU sweep's keys size
 
 set -u
 
@@ -307,10 +308,8 @@ plan() {
 		done
 	fi
 	if [ "$NUMA_RUN" = yes ]; then
-		for k in $(echo "$SWEEP_K $KEYS_L" | tr ' ' '\n' | sort -n | awk 'NR == 1 { a = $1 } { z = $1 } END { print a; if (z != a) print z }'); do
-			for p in 0 1 interleave; do
-				echo "ipi 1 $k lookup node=$p"
-			done
+		for p in 0 1 interleave; do
+			echo "ipi 1 $SWEEP_K lookup node=$p"
 		done
 	fi
 }
