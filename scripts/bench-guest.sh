@@ -434,6 +434,11 @@ fi
 if [ "$IDX_W" != all ]; then
 	NIDX=$(echo "$IDX_W" | tr ',' '\n' | grep -c .)
 	STORMS=$((NCFG * NIDX * REPEAT))
+	TOTAL_MS=0
+	for k in $(echo "$PLAN" | awk '{ print $2 ":" $3 }'); do
+		TOTAL_MS=$((TOTAL_MS + $(cost_ms "${k%%:*}" "${k##*:}")))
+	done
+	EST_S=$(((TOTAL_MS + 999) / 1000))
 fi
 summary
 sweep_conf >"$OUT/sweep.conf" 2>/dev/null || err "cannot write $OUT/sweep.conf"
