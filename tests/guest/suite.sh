@@ -361,17 +361,22 @@ t_visits() {
 			fi
 		done
 	done
-	# writers report too: every index counts some visits in a fork storm
-	set_all keys=1024 workload=fork mode=kthread cpus=all
-	wr testcase run >/dev/null
-	for ix in $INDEXES; do
-		m=$(col "$ix" visits_per_op)
-		if within "$m" 1 100000; then
-			pass "visits per fork op $ix: $m"
-		else
-			fail "visits per fork op $ix" ">= 1, saw '$m'"
-		fi
+	# every workload reports, writers included, for every index
+	set_all keys=1024 mode=kthread cpus=all ops=$((1024 / NCPUS / 2))
+	for wl in insert delete mixed fork iterate; do
+		set_all workload=$wl
+		expect "visits: $wl storm runs" ok "$(wr testcase run)"
+		for ix in $INDEXES; do
+			m=$(col "$ix" visits_per_op)
+			v=$(col "$ix" verified)
+			if within "$m" 1 100000 && [ "$v" = yes ]; then
+				pass "visits per $wl op $ix: $m"
+			else
+				fail "visits per $wl op $ix" ">= 1 and verified, saw '$m' '$v'"
+			fi
+		done
 	done
+	set_all ops=4000
 	set_all trace_visits=0
 	wr testcase run >/dev/null
 	expect "trace_visits=0: the visit columns read n/a" "n/a" "$(col idr visits_per_op)"
