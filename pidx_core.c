@@ -456,13 +456,7 @@ static int pidx_kthread_fn(void *arg)
 		pidx_untimed_lookups(w, 64);
 		cond_resched();
 	}
-	while (!kthread_should_stop()) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (kthread_should_stop())
-			break;
-		schedule();
-	}
-	__set_current_state(TASK_RUNNING);
+	pidx_kthread_wait_stop();
 	return 0;
 }
 
@@ -619,6 +613,21 @@ static int pidx_prefill(struct pidx_storm *s)
 	return 0;
 }
 
+/*
+ * A kthread whose work is done sleeps until kthread_stop(): returning
+ * earlier would let the task go away under the kthread_stop() of its owner.
+ */
+void pidx_kthread_wait_stop(void)
+{
+	while (!kthread_should_stop()) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (kthread_should_stop())
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+}
+
 struct pidx_prefill_job {
 	struct pidx_storm *s;
 	int ret;
@@ -636,13 +645,7 @@ static int pidx_prefill_fn(void *arg)
 		set_cpus_allowed_ptr(current, cpumask_of(cpumask_first(&cfg->cpus)));
 	job->ret = pidx_prefill(job->s);
 	complete(&job->done);
-	while (!kthread_should_stop()) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (kthread_should_stop())
-			break;
-		schedule();
-	}
-	__set_current_state(TASK_RUNNING);
+	pidx_kthread_wait_stop();
 	return 0;
 }
 

@@ -162,6 +162,7 @@ extern struct pidx_log pidx_selftest_log;
 extern bool pidx_running;
 
 int pidx_run(void);
+void pidx_kthread_wait_stop(void);
 void pidx_reset(void);
 int pidx_selftest(void);
 unsigned int pidx_selftest_index(const struct pidx_ops *ops,

@@ -388,13 +388,7 @@ static int pidx_st_thread_fn(void *arg)
 		pidx_st_reader(c, t->id);
 	if (atomic_dec_and_test(&c->running))
 		complete(&c->done);
-	while (!kthread_should_stop()) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (kthread_should_stop())
-			break;
-		schedule();
-	}
-	__set_current_state(TASK_RUNNING);
+	pidx_kthread_wait_stop();
 	return 0;
 }
 
