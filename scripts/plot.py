@@ -1005,6 +1005,29 @@ def placement_label(node, local, sep="\n"):
     return f"node {node}{sep}({'local' if node == local else 'remote'})"
 
 
+def bar_group(ax, g, xi, at, names, width, sty, counts):
+    """One group of bars at x = xi: median and min..max of (index, at) in g,
+    and the null index's median as a grey line across the group.  Appends
+    each bar's repeat count to counts; returns whether null was drawn."""
+    for ni, name in enumerate(names):
+        s = g.get((name, at))
+        if s is None:
+            continue
+        counts.append(s[3])
+        x = xi - 0.4 + width * (ni + 0.5)
+        ax.bar(x, s[0], width * 0.92, color=sty.colors[name])
+        ax.errorbar(x, s[0], yerr=[[s[0] - s[1]], [s[2] - s[0]]],
+                    color="black", capsize=2.5, elinewidth=1,
+                    linestyle="none")
+    s = g.get((NULL, at))
+    if s is None:
+        return False
+    ax.hlines(s[0], xi - 0.45, xi + 0.45,
+              **{k: v for k, v in sty.line(NULL, 0).items()
+                 if k in ("color", "linestyle", "linewidth")})
+    return True
+
+
 def plot_numa(runs, sty, out, written):
     import textwrap
     import matplotlib.patches as mpatches
@@ -1031,22 +1054,7 @@ def plot_numa(runs, sty, out, written):
         g = group(prow, lambda r: (r["index"], r["node"]), "ns_per_op")
         here = [n for n in nodes if any(r["node"] == n for r in prow)]
         for xi, node in enumerate(here):
-            for ni, name in enumerate(names):
-                s = g.get((name, node))
-                if s is None:
-                    continue
-                counts.append(s[3])
-                x = xi - 0.4 + width * (ni + 0.5)
-                ax.bar(x, s[0], width * 0.92, color=sty.colors[name])
-                ax.errorbar(x, s[0], yerr=[[s[0] - s[1]], [s[2] - s[0]]],
-                            color="black", capsize=2.5, elinewidth=1,
-                            linestyle="none")
-            s = g.get((NULL, node))
-            if s is not None:
-                has_null = True
-                ax.hlines(s[0], xi - 0.45, xi + 0.45,
-                          **{k: v for k, v in sty.line(NULL, 0).items()
-                             if k in ("color", "linestyle", "linewidth")})
+            has_null |= bar_group(ax, g, xi, node, names, width, sty, counts)
             # where the first repeat's index objects were after the prefill
             first = {}
             for r in sorted(prow, key=lambda r: r["repeat"] or 0):
@@ -1126,22 +1134,7 @@ def plot_pmu(runs, sty, out, written):
     for ax, (col, lab) in zip(axes, panels):
         g = group(rows, lambda r: (r["index"], r["keys"]), col)
         for xi, keys in enumerate(all_keys):
-            for ni, name in enumerate(names):
-                s = g.get((name, keys))
-                if s is None:
-                    continue
-                counts.append(s[3])
-                x = xi - 0.4 + width * (ni + 0.5)
-                ax.bar(x, s[0], width * 0.92, color=sty.colors[name])
-                ax.errorbar(x, s[0], yerr=[[s[0] - s[1]], [s[2] - s[0]]],
-                            color="black", capsize=2.5, elinewidth=1,
-                            linestyle="none")
-            s = g.get((NULL, keys))
-            if s is not None:
-                has_null = True
-                ax.hlines(s[0], xi - 0.45, xi + 0.45,
-                          **{k: v for k, v in sty.line(NULL, 0).items()
-                             if k in ("color", "linestyle", "linewidth")})
+            has_null |= bar_group(ax, g, xi, keys, names, width, sty, counts)
         ax.set_xticks(range(len(all_keys)))
         ax.set_xticklabels([fmt_keys(k) for k in all_keys])
         ax.set_xlim(-0.6, len(all_keys) - 0.4)
