@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR
-# build-debug-kernel.sh: build (once) and cache a debug kernel -- KASAN, lockdep with
-# PROVE_RCU, DEBUG_ATOMIC_SLEEP, DEBUG_LIST, debugobjects for RCU heads -- from Debian's
-# linux-source-6.1, so that pidx can be built against it and booted with scripts/vm-run.sh.
-# The stock Debian kernels have none of these checkers, and they are what catches the
-# locking, RCU and memory bugs a concurrent index is prone to.
+# build-debug-kernel.sh: build (once) and cache a debug kernel from Debian's
+# linux-source-6.1 -- KASAN with lockdep, PROVE_RCU and failslab, or (--kcsan) KCSAN with
+# weak-memory modelling -- so that pidx can be built against it and booted with
+# scripts/vm-run.sh.  The stock Debian kernels have none of these checkers, and they are
+# what catches the memory, locking, RCU and data-race bugs a concurrent index is prone to.
 #
 # stdout carries exactly two lines, KERNEL=<bzImage> and HEADERS=<tree for KDIR=>, so that
 # callers can eval or parse them; everything else goes to stderr.  See usage().
@@ -18,23 +18,23 @@ PIDX_PROG=build-debug-kernel
 
 SRC_PKG=linux-source-6.1
 TARBALL=/usr/src/$SRC_PKG.tar.xz
-CACHE=${PIDX_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pidx}/debug-kernel
+CACHE_ROOT=${PIDX_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pidx}
 # Absolute, because the printed paths are used from other directories.
-case $CACHE in /*) ;; *) CACHE=$PWD/$CACHE ;; esac
-TREE=$CACHE/linux           # the extracted source, built in place (so it is also KDIR)
-STAMP=$CACHE/stamp          # written last: present and matching == complete build
-EXTRACTED=$TREE/.pidx-source-version # written after a complete extraction
-LOG=$CACHE/build.log
-KERNEL=$TREE/arch/x86/boot/bzImage
+case $CACHE_ROOT in /*) ;; *) CACHE_ROOT=$PWD/$CACHE_ROOT ;; esac
 
 usage() {
 	cat <<EOF
-Usage: scripts/build-debug-kernel.sh [--print] [--help]
+Usage: scripts/build-debug-kernel.sh [--kcsan] [--print] [--help]
 
-Builds Debian's $SRC_PKG as a debug kernel (x86_64_defconfig + kvm_guest.config, then
-KASAN generic inline, PROVE_LOCKING + PROVE_RCU, DEBUG_ATOMIC_SLEEP, DEBUG_LIST,
-DEBUG_OBJECTS_RCU_HEAD, SLUB_DEBUG, DEBUG_FS, modules unsigned, no debug info,
-LOCALVERSION=-pidx-debug), bzImage and modules, and caches it.  A later run with the same
+Builds Debian's $SRC_PKG as a debug kernel and caches it: x86_64_defconfig +
+kvm_guest.config, trimmed to what the test guest uses (no networking, graphics, sound,
+USB or disk drivers), DEBUG_ATOMIC_SLEEP, DEBUG_LIST, DEBUG_FS, the lockup and hung-task
+detectors, modules unsigned, no debug info, and then one checker flavour:
+  (default)  KASAN generic inline, PROVE_LOCKING + PROVE_RCU, DEBUG_OBJECTS_RCU_HEAD,
+             SLUB_DEBUG, FAILSLAB with its debugfs; release <version>-pidx-debug
+  --kcsan    KCSAN strict with weak-memory modelling (excludes KASAN);
+             release <version>-pidx-kcsan
+Each flavour has its own cache directory, so both can be kept.  A later run with the same
 source package version, config fragment and compiler does nothing and prints the paths;
 an interrupted build is resumed incrementally.  First build: 15 minutes to over an hour
 on 2 cores (KASAN-instrumented compiles are slow, and the time grows with the host's load).
@@ -49,8 +49,8 @@ Options:
             never builds or installs anything
   --help    this text
 
-Cache: \${PIDX_CACHE:-\${XDG_CACHE_HOME:-\$HOME/.cache}/pidx}/debug-kernel
-       (now $CACHE); delete it to force a clean build.
+Cache: \${PIDX_CACHE:-\${XDG_CACHE_HOME:-\$HOME/.cache}/pidx}/debug-kernel[-kcsan]
+       (now $CACHE_ROOT/debug-kernel[-kcsan]); delete it to force a clean build.
 Needs (installed as root via apt, else the command is printed and the exit status is 2):
   $SRC_PKG build-essential bc bison flex libelf-dev libssl-dev xz-utils cpio kmod
 
@@ -62,9 +62,11 @@ EOF
 }
 
 print_only=0
+flavour=kasan
 while [ $# -gt 0 ]; do
 	case $1 in
 	--print) print_only=1; shift ;;
+	--kcsan) flavour=kcsan; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) die -c 2 "unknown argument $1 (see --help)" ;;
 	esac
@@ -75,18 +77,55 @@ done
 # Every --enable/--disable is checked after olddefconfig, because Kconfig silently drops
 # a symbol whose dependencies are not met and we would otherwise boot a kernel that
 # lacks the very checker we asked for.
-CONFIG_FRAGMENT='--enable DEBUG_KERNEL
---enable KASAN
---enable KASAN_GENERIC
---enable KASAN_INLINE
---disable KASAN_OUTLINE
---enable PROVE_LOCKING
---enable PROVE_RCU
---enable DEBUG_ATOMIC_SLEEP
---enable DEBUG_LIST
---enable DEBUG_OBJECTS
---enable DEBUG_OBJECTS_RCU_HEAD
---enable SLUB_DEBUG
+# What the guest needs and nothing more: x86_64_defconfig builds graphics, sound, USB,
+# networking and disk drivers that a busybox initramfs on a serial console never touches,
+# and with KASAN or KCSAN every one of those objects is an instrumented compile.  The
+# guest keeps: SMP, NUMA with ACPI (QEMU describes its nodes in SRAT), the 8250 console,
+# virtio (PCI, console, blk), initramfs, proc/sys/devtmpfs/tmpfs/debugfs, modules, perf
+# events (the pmu setting), and the lockup, stall and hung-task detectors.
+TRIM_FRAGMENT='--disable NET
+--disable DRM
+--disable FB
+--disable SOUND
+--disable USB_SUPPORT
+--disable HID
+--disable INPUT_MOUSE
+--disable INPUT_JOYSTICK
+--disable INPUT_TABLET
+--disable INPUT_TOUCHSCREEN
+--disable AGP
+--disable ATA
+--disable SCSI
+--disable MD
+--disable PCCARD
+--disable I2C
+--disable EXT4_FS
+--disable ISO9660_FS
+--disable MSDOS_FS
+--disable VFAT_FS
+--disable QUOTA
+--disable EFI
+--disable HIBERNATION
+--disable SUSPEND
+--disable SECURITY
+--disable AUDIT
+--disable KPROBES
+--disable FTRACE
+--disable X86_MCE
+--disable MICROCODE
+--disable 9P_FS
+--disable DRM_VIRTIO_GPU
+--disable VIRTIO_INPUT
+--enable VIRTIO_PCI
+--enable VIRTIO_CONSOLE
+--enable VIRTIO_BLK
+--enable NUMA
+--enable ACPI
+--enable ACPI_NUMA
+--enable PERF_EVENTS
+--enable DETECT_HUNG_TASK
+--enable SOFTLOCKUP_DETECTOR
+--enable DEBUG_KERNEL
 --enable DEBUG_FS
 --enable MODULES
 --enable MODULE_UNLOAD
@@ -104,8 +143,51 @@ CONFIG_FRAGMENT='--enable DEBUG_KERNEL
 --enable RD_GZIP
 --enable DEVTMPFS
 --enable TMPFS
---disable LOCALVERSION_AUTO
+--enable DEBUG_ATOMIC_SLEEP
+--enable DEBUG_LIST
+--disable LOCALVERSION_AUTO'
+
+# The memory and locking checkers, and fault injection for allocations.
+KASAN_FRAGMENT='--enable KASAN
+--enable KASAN_GENERIC
+--enable KASAN_INLINE
+--disable KASAN_OUTLINE
+--enable PROVE_LOCKING
+--enable PROVE_RCU
+--enable DEBUG_OBJECTS
+--enable DEBUG_OBJECTS_RCU_HEAD
+--enable SLUB_DEBUG
+--enable FAULT_INJECTION
+--enable FAILSLAB
+--enable FAULT_INJECTION_DEBUG_FS
 --set-str LOCALVERSION -pidx-debug'
+
+# The data-race detector with the strictest rules: plain writes are not assumed atomic,
+# every racing pair is reported (not only value changes), interrupts can race a watched
+# access, and weak memory is modelled, so a missing barrier or READ_ONCE shows on x86.
+# KCSAN excludes KASAN; lockdep stays in the KASAN kernel (both together are too slow).
+KCSAN_FRAGMENT='--enable KCSAN
+--enable KCSAN_STRICT
+--enable KCSAN_WEAK_MEMORY
+--enable KCSAN_INTERRUPT_WATCHER
+--disable KCSAN_SELFTEST
+--disable KCSAN_REPORT_VALUE_CHANGE_ONLY
+--disable KCSAN_ASSUME_PLAIN_WRITES_ATOMIC
+--disable KASAN
+--set-str LOCALVERSION -pidx-kcsan'
+if [ "$flavour" = kcsan ]; then
+	CACHE=$CACHE_ROOT/debug-kernel-kcsan
+	CONFIG_FRAGMENT="$TRIM_FRAGMENT"$'\n'"$KCSAN_FRAGMENT"
+else
+	CACHE=$CACHE_ROOT/debug-kernel
+	CONFIG_FRAGMENT="$TRIM_FRAGMENT"$'\n'"$KASAN_FRAGMENT"
+fi
+TREE=$CACHE/linux           # the extracted source, built in place (so it is also KDIR)
+STAMP=$CACHE/stamp          # written last: present and matching == complete build
+EXTRACTED=$TREE/.pidx-source-version # written after a complete extraction
+LOG=$CACHE/build.log
+KERNEL=$TREE/arch/x86/boot/bzImage
+
 # How the fragment is used; part of the hash too, so changing the recipe also rebuilds.
 RECIPE='x86_64_defconfig kvm_guest.config scripts/config olddefconfig; bzImage modules'
 
