@@ -55,6 +55,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/err.h>
+#include <linux/kcsan-checks.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
@@ -150,6 +151,24 @@ static void pidx_rbskip_insert_one(struct rb_root *root,
 	rb_insert_color(&l->rb[i], root);
 }
 
+/*
+ * The latch's write side as mainline's write_seqcount_latch_begin() and
+ * _end() (v6.13) bracket it: readers load everything a writer stores in
+ * between with READ_ONCE() and retry when the count moved, so those stores
+ * race by design.  6.1's raw_write_seqcount_latch() does not tell KCSAN so,
+ * and its plain increment of the count would be reported against every
+ * reader's marked load.
+ */
+static void pidx_rbskip_latch_begin(void)
+{
+	kcsan_nestable_atomic_begin();
+}
+
+static void pidx_rbskip_latch_end(void)
+{
+	kcsan_nestable_atomic_end();
+}
+
 /* Under the writer lock, after the node is linked into the skip list. */
 static void pidx_rbskip_tree_add(struct pidx_rbskip *rb, struct pidx_sl_node *n)
 {
@@ -165,12 +184,14 @@ static void pidx_rbskip_tree_add(struct pidx_rbskip *rb, struct pidx_sl_node *n)
 	 * reader on a weakly ordered CPU could follow an old link into freed
 	 * memory after a rotation published @n.
 	 */
+	pidx_rbskip_latch_begin();
 	memset(l->rb, 0, sizeof(l->rb));
 	for (i = 0; i < 2; i++) {
 		/* Readers move to the other copy before this one changes. */
 		raw_write_seqcount_latch(&rb->seq);
 		pidx_rbskip_insert_one(&rb->tree[i], l, i);
 	}
+	pidx_rbskip_latch_end();
 	WRITE_ONCE(rb->tree_nr, rb->tree_nr + 1);
 }
 
@@ -179,10 +200,12 @@ static void pidx_rbskip_tree_del(struct pidx_rbskip *rb, struct pidx_sl_node *n)
 	struct pidx_rb_link *l = pidx_rb_link_of(n);
 	unsigned int i;
 
+	pidx_rbskip_latch_begin();
 	for (i = 0; i < 2; i++) {
 		raw_write_seqcount_latch(&rb->seq);
 		rb_erase(&l->rb[i], &rb->tree[i]);
 	}
+	pidx_rbskip_latch_end();
 	WRITE_ONCE(rb->tree_nr, rb->tree_nr - 1);
 }
 
