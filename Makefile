@@ -31,9 +31,9 @@ install:
 check:
 	@tests/run-all.sh
 
-# The test suite's guest part again, under a debug kernel built once and cached.
+# The guest suite again under the KASAN and the KCSAN kernel (each built once, cached).
 check-debug:
-	@tests/run-all.sh --debug-kernel
+	@tests/run-all.sh --debug-kernel-only
 
 # Build and guest-test pidx.ko on Debian 11, 12 and 13 stock kernels (chroots, cached).
 check-matrix:
@@ -49,7 +49,7 @@ help:
 	@echo "  make clean      remove build outputs"
 	@echo "  make install    modules_install into /lib/modules/<release>/"
 	@echo "  make check      the whole test suite (installs prerequisites as root)"
-	@echo "  make check-debug the guest tests again under a KASAN/lockdep kernel (built once)"
+	@echo "  make check-debug the guest tests again under the KASAN/lockdep and KCSAN kernels (built once)"
 	@echo "  make check-matrix build + guest suite on Debian 11/12/13 stock kernels (root; chroots cached)"
 	@echo "  make bench      benchmark sweep and plots (FULL=1 for the full sweep); see scripts/bench.sh --help"
 	@echo "variables: KDIR=<headers dir>  KVER=<kernel release>  W=1  C=1"
