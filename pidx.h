@@ -42,6 +42,7 @@
 #include <linux/gfp.h>
 #include <linux/atomic.h>
 #include <linux/jump_label.h>
+#include <linux/nodemask.h>
 #include <linux/numa.h>
 
 /* kernel/pid.c: the first numbers are kept for daemons once the cursor wraps */
@@ -66,7 +67,9 @@ struct pidx_params {
 	 * NUMA placement of the index's own memory: a node number,
 	 * NUMA_NO_NODE (the allocating CPU's node, the slab default) or
 	 * PIDX_NODE_INTERLEAVE.  Pass pidx_mem_node(p->node, key) as the node
-	 * of every kmem_cache_alloc_node()/kmalloc_node() of index memory.
+	 * of every kmem_cache_alloc_node()/kmalloc_node() of index memory,
+	 * never p->node itself: only pidx_mem_node() resolves interleave and
+	 * a node that can no longer serve.
 	 */
 	int node;
 };
@@ -189,10 +192,19 @@ static inline u32 pidx_rand_below(u64 *state, u32 n)
 
 /*
  * The node for an allocation of index memory that holds @key: the setting
- * itself, or under PIDX_NODE_INTERLEAVE the online nodes in turn by runs of
- * 64 keys (so neighbouring keys share a node and the split is even).
+ * itself, or under PIDX_NODE_INTERLEAVE the nodes with memory in turn by
+ * runs of 64 keys (so neighbouring keys share a node and the split is even).
+ * Always a node with memory or NUMA_NO_NODE (one node only, or a node that
+ * lost its memory since the setting was made), never a node the allocators
+ * cannot serve.
  */
 int pidx_mem_node(int setting, u32 key);
+
+/* A node whose memory index objects can be asked for: online, with memory. */
+static inline bool pidx_node_has_memory(int node)
+{
+	return node >= 0 && node < MAX_NUMNODES && node_state(node, N_MEMORY);
+}
 
 /*
  * Visit tracing (setting trace_visits): while it is on, the engine counts,

@@ -83,6 +83,8 @@ struct pidx_log pidx_selftest_log;
 bool pidx_running;
 
 static unsigned int pidx_nr_results;
+/* how this run applies the node setting, when not as written (pidx_run_lock) */
+static const char *pidx_node_note = "";
 
 /* Enough for a full sweep; the oldest rows go first beyond it. */
 #define PIDX_RESULTS_MAX	20000
@@ -572,11 +574,18 @@ static int pidx_plan(const struct pidx_config *cfg, unsigned int ncpus,
 	return 0;
 }
 
-/* Runs on the CPUs of the node whose memory the prefill should take. */
+/*
+ * Runs on the CPUs of the node whose memory the prefill should take.  Not
+ * for NUMA_NO_NODE or a node without memory: cpumask_of_node() indexes a
+ * per-node table and has no entry for them.
+ */
 static bool pidx_prefill_move(int node)
 {
-	const struct cpumask *mask = cpumask_of_node(node);
+	const struct cpumask *mask;
 
+	if (!pidx_node_has_memory(node))
+		return false;
+	mask = cpumask_of_node(node);
 	return cpumask_intersects(mask, cpu_online_mask) &&
 	       !set_cpus_allowed_ptr(current, mask);
 }
@@ -639,9 +648,8 @@ static int pidx_prefill_fn(void *arg)
 	struct pidx_prefill_job *job = arg;
 	const struct pidx_config *cfg = job->s->cfg;
 
-	if (cfg->node >= 0)
-		pidx_prefill_move(cfg->node);
-	else if (cfg->node == NUMA_NO_NODE)
+	/* a node whose CPUs are all offline: the prefill runs where it can */
+	if (cfg->node == NUMA_NO_NODE || (cfg->node >= 0 && !pidx_prefill_move(cfg->node)))
 		set_cpus_allowed_ptr(current, cpumask_of(cpumask_first(&cfg->cpus)));
 	job->ret = pidx_prefill(job->s);
 	complete(&job->done);
@@ -1011,6 +1019,7 @@ static void pidx_fill_config(struct pidx_result *res, const struct pidx_config *
 	res->trace_visits = cfg->trace_visits;
 	res->pmu = cfg->pmu;
 	res->numa_node = cfg->node;
+	res->numa_note = pidx_node_note;
 	pidx_fill_cpu_nodes(res, cfg);
 }
 
@@ -1106,6 +1115,12 @@ static int pidx_storm_one(const struct pidx_ops *ops, const struct pidx_config *
 	res->bytes_per_key_milli = pidx_milli_div(res->mem_bytes, present);
 	if (ops->describe)
 		ops->describe(s.idx, res->extra, sizeof(res->extra));
+	if (*res->numa_note) {
+		size_t len = strlen(res->extra);
+
+		scnprintf(res->extra + len, sizeof(res->extra) - len, "%snuma=%s",
+			  len ? ";" : "", res->numa_note);
+	}
 out:
 	if (s.idx)
 		ops->destroy(s.idx);
@@ -1156,6 +1171,11 @@ static int pidx_check_config(const struct pidx_config *cfg, const char **why)
 		*why = "no index selected";
 		return -EINVAL;
 	}
+	/* checked when written, but memory can be hot-removed since */
+	if (cfg->node >= 0 && !pidx_node_has_memory(cfg->node)) {
+		*why = "node has no memory now";
+		return -EINVAL;
+	}
 	/* on_each_cpu callbacks run in hard IRQ, where RT spinlocks sleep */
 	if (IS_ENABLED(CONFIG_PREEMPT_RT) && cfg->mode == PIDX_MODE_IPI) {
 		*why = "ipi mode takes spinlocks in hard IRQ context: not on PREEMPT_RT";
@@ -1178,6 +1198,17 @@ int pidx_run(void)
 	cfg = pidx_cfg;
 	pidx_running = true;
 	mutex_unlock(&pidx_cfg_lock);
+
+	/*
+	 * With one node there is nothing to interleave over: the placement is
+	 * the slab default, so the run says so rather than recording a
+	 * placement that never happened.
+	 */
+	pidx_node_note = "";
+	if (cfg.node == PIDX_NODE_INTERLEAVE && num_node_state(N_MEMORY) < 2) {
+		cfg.node = NUMA_NO_NODE;
+		pidx_node_note = "interleave on 1 node: ran as any";
+	}
 
 	cpus_read_lock();
 	ret = pidx_check_config(&cfg, &why);

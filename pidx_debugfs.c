@@ -235,7 +235,7 @@ static int parse_node(struct pidx_config *cfg, char *val)
 		cfg->node = PIDX_NODE_INTERLEAVE;
 	} else {
 		if (pidx_parse_u32(val, 0, MAX_NUMNODES - 1, &v) ||
-		    !node_online(v) || !node_state(v, N_MEMORY))
+		    !pidx_node_has_memory(v))
 			return -EINVAL;
 		cfg->node = v;
 	}
@@ -582,7 +582,9 @@ static void pidx_show_more(struct seq_file *m, struct list_head *first)
 		}
 	}
 	pidx_node_name(node, sizeof(node), r->numa_node);
-	seq_printf(m, "\nNUMA: node %s; storm cpu:node %s\n", node, r->cpu_nodes);
+	seq_printf(m, "\nNUMA: node %s%s%s%s; storm cpu:node %s\n", node,
+		   *r->numa_note ? " (" : "", r->numa_note,
+		   *r->numa_note ? ")" : "", r->cpu_nodes);
 	s = r;
 	list_for_each_entry_from(s, &pidx_results, node)
 		if (!s->repeat)

@@ -133,6 +133,7 @@ struct pidx_result {
 
 	/* NUMA: the node setting, each storm CPU's node, index objects per node */
 	int numa_node;
+	const char *numa_note;		/* how the setting was applied, or "" */
 	char cpu_nodes[96];
 	char mem_nodes[96];
 };

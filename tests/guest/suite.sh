@@ -472,6 +472,32 @@ t_numa() {
 	expect "node any: run succeeds" ok "$(wr testcase run)"
 }
 
+# node=interleave on a one-node guest: accepted, runs as any and says so
+# (the prefill used to move itself to cpumask_of_node(NUMA_NO_NODE) and oops);
+# on two nodes it is recorded as interleave.
+t_node_interleave() {
+	nn=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)
+	set_all indexes=all workload=lookup cpus=all keys=1000 ops=200 repeat=1 pid_max=32768
+	expect "node interleave accepted" "ok interleave" "$(wr node interleave) $(cat $D/node)"
+	for mode in ipi kthread; do
+		set_all mode=$mode
+		expect "node interleave ($nn node(s), $mode): run succeeds" ok "$(wr testcase run)"
+		v=$(last_run_rows | awk -F, '$28 != "yes"' | wc -l)
+		expect "node interleave ($mode): every row verified" 0 "$v"
+	done
+	if [ "$nn" = 1 ]; then
+		expect "interleave on 1 node: the node column says any" any "$(col idr node)"
+		n=$(last_run_rows | grep -c 'numa=interleave on 1 node: ran as any')
+		expect "interleave on 1 node: every row's extra says it ran as any" "$(last_run_rows | wc -l)" "$n"
+		expect "interleave on 1 node: test_result says it ran as any" 1 \
+			"$(grep -c '^NUMA: node any (interleave on 1 node: ran as any)' $D/test_result)"
+	else
+		expect "interleave on $nn nodes: recorded as interleave" interleave "$(col idr node)"
+		expect "interleave on $nn nodes: no note in extra" 0 "$(last_run_rows | grep -c 'numa=')"
+	fi
+	set_all node=any mode=ipi keys=1024 ops=500
+}
+
 t_cycles() {
 	bad=0
 	i=0
