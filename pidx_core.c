@@ -152,7 +152,7 @@ struct pidx_storm {
 	unsigned int nworkers;
 	unsigned int *worker_of;	/* CPU number -> worker */
 
-	/* kthread mode */
+	/* kthread mode; abort also stops the prefill */
 	atomic_t ready;
 	atomic_t finished;
 	bool go;
@@ -616,8 +616,11 @@ static int pidx_prefill(struct pidx_storm *s)
 			return -EUCLEAN;
 		}
 		s->keys[i] = pid;
-		if (!(i & 0xfff))
+		if (!(i & 0xfff)) {
+			if (READ_ONCE(s->abort))
+				return -EINTR;
 			cond_resched();
+		}
 	}
 	return 0;
 }
@@ -674,7 +677,14 @@ static int pidx_prefill_placed(struct pidx_storm *s)
 	if (IS_ERR(t))
 		return PTR_ERR(t);
 	wake_up_process(t);
-	wait_for_completion(&job.done);
+	/*
+	 * Millions of keys take minutes under emulation: a timed wait keeps
+	 * the writer off the hung-task list, and a fatal signal stops the
+	 * prefill, whose kthread must finish before @job goes out of scope.
+	 */
+	while (!wait_for_completion_timeout(&job.done, HZ))
+		if (fatal_signal_pending(current))
+			WRITE_ONCE(s->abort, true);
 	kthread_stop(t);
 	return job.ret;
 }
@@ -1235,6 +1245,10 @@ int pidx_run(void)
 				ret = pidx_storm_one(pidx_index_table[i], &cfg, rep);
 		}
 	}
+	if (ret == -EINTR)
+		why = "a fatal signal stopped the run: rows of the index it stopped in are dropped";
+	else if (ret)
+		why = "an index's storm failed: see dmesg";
 out:
 	mutex_lock(&pidx_cfg_lock);
 	pidx_running = false;

@@ -498,6 +498,59 @@ t_node_interleave() {
 	set_all node=any mode=ipi keys=1024 ops=500
 }
 
+# uptime in tenths of a second
+now10() {
+	awk '{ printf "%d\n", $1 * 10 }' /proc/uptime
+}
+
+# A prefill of millions of keys outlasts the hung-task timeout under emulation:
+# the writer must wait where the detector does not report it (vm-run fails the
+# boot on "blocked for more than"), and a fatal signal must stop the prefill
+# early and leave nothing behind.
+t_prefill_long() {
+	ht=$(cat /proc/sys/kernel/hung_task_timeout_secs)
+	echo 5 >/proc/sys/kernel/hung_task_timeout_secs
+	set_all indexes=skiplist workload=lookup mode=kthread cpus=all pid_max=4194304 keys=3145728 ops=100 repeat=1
+	t0=$(now10)
+	expect "long prefill: run succeeds" ok "$(wr testcase run)"
+	t=$(($(now10) - t0))
+	echo "long prefill: skiplist, 3145728 keys: run took $((t / 10)).$((t % 10)) s"
+	# the detector reports a task blocked for one timeout within two
+	if [ "$t" -gt 100 ]; then
+		pass "long prefill outlasted twice the 5 s hung-task timeout ($((t / 10)) s)"
+	else
+		fail "long prefill" "a run over 10 s, so that the test means something, saw $((t / 10)) s"
+	fi
+	expect "long prefill: row verified" yes "$(col skiplist verified)"
+	runs=$(awk '/^runs:/ { print $2 }' $D/testcase)
+	rows=$(wc -l <$D/results.csv)
+	(echo run >$D/testcase) 2>/dev/null &
+	bg=$!
+	sleep 2
+	expect "killed prefill: the run was in flight" running "$(awk '/^state:/ { print $2 }' $D/testcase)"
+	t0=$(now10)
+	kill -9 $bg
+	while grep -q 'state: running' $D/testcase && [ $(($(now10) - t0)) -lt 600 ]; do
+		sleep 0.2
+	done
+	t=$(($(now10) - t0))
+	wait $bg 2>/dev/null
+	if [ "$t" -le 80 ]; then
+		pass "killed prefill: stopped $((t / 10)).$((t % 10)) s after kill -9"
+	else
+		fail "killed prefill" "stopped within 8 s of kill -9, saw $((t / 10)).$((t % 10)) s"
+	fi
+	expect "killed prefill: testcase says why" "run -4 a fatal signal stopped the run" \
+		"$(awk '/^last:/ { print $2, $3, $4, $5, $6, $7, $8, $9 }' $D/testcase | sed 's/:$//')"
+	expect "killed prefill: counted as a run" "$((runs + 1))" "$(awk '/^runs:/ { print $2 }' $D/testcase)"
+	expect "killed prefill: no rows added" "$rows" "$(wc -l <$D/results.csv)"
+	expect "killed prefill: no pidx-fill kthread left" 0 "$(ps | grep -c '[p]idx-fill')"
+	expect "killed prefill: index memory all freed" 0 "$(awk '/^bytes/ { print $2 }' $D/memory)"
+	set_all keys=1024 pid_max=32768 ops=500 mode=ipi indexes=all
+	expect "after a killed prefill: a run succeeds" ok "$(wr testcase run)"
+	echo "$ht" >/proc/sys/kernel/hung_task_timeout_secs
+}
+
 t_cycles() {
 	bad=0
 	i=0
