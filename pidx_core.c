@@ -80,6 +80,7 @@ enum pidx_last_cmd pidx_last_cmd;
 int pidx_last_rc;
 const char *pidx_last_why = "";
 struct pidx_log pidx_selftest_log;
+struct pidx_log pidx_selftest_shown;
 bool pidx_running;
 
 static unsigned int pidx_nr_results;
@@ -1198,6 +1199,7 @@ int pidx_run(void)
 {
 	static struct pidx_config cfg;	/* serialized by pidx_run_lock */
 	const char *why = "";
+	unsigned long skipped;
 	unsigned int i;
 	u32 rep;
 	int ret;
@@ -1227,17 +1229,21 @@ int pidx_run(void)
 		pr_err("pidx: run refused (%d): %s\n", ret, why);
 		goto out;
 	}
-	pidx_run_no++;
-	pidx_run_skipped = 0;
+	skipped = 0;
 	for (i = 0; i < pidx_nr_indexes; i++) {
 		if ((cfg.indexes & BIT(i)) && cfg.mode == PIDX_MODE_IPI &&
 		    pidx_index_table[i]->writers_need_irqs_on &&
 		    pidx_workload_writes(&cfg)) {
-			pidx_run_skipped |= BIT(i);
+			skipped |= BIT(i);
 			pr_info("pidx: %s skipped: its writers cannot run with interrupts off\n",
 				pidx_index_table[i]->name);
 		}
 	}
+	/* test_result reads them during the run */
+	mutex_lock(&pidx_cfg_lock);
+	pidx_run_no++;
+	pidx_run_skipped = skipped;
+	mutex_unlock(&pidx_cfg_lock);
 	/* repeats interleave the indexes so drift hits them all alike */
 	for (rep = 0; rep < cfg.repeat && !ret; rep++) {
 		for (i = 0; i < pidx_nr_indexes && !ret; i++) {
@@ -1273,11 +1279,29 @@ static void pidx_free_results(void)
 	mutex_unlock(&pidx_results_lock);
 }
 
+/* pidx_cfg_lock held: a finished selftest's log becomes test_result's. */
+void pidx_selftest_publish(void)
+{
+	lockdep_assert_held(&pidx_cfg_lock);
+	kvfree(pidx_selftest_shown.buf);
+	pidx_selftest_shown = pidx_selftest_log;
+	pidx_selftest_log = (struct pidx_log){};
+}
+
+/* pidx_run_lock held, or nothing else left (unload). */
 void pidx_reset(void)
 {
 	pidx_free_results();
+	/* the log and last_cmd together: test_result reads both under the lock */
+	mutex_lock(&pidx_cfg_lock);
 	kvfree(pidx_selftest_log.buf);
 	pidx_selftest_log = (struct pidx_log){};
+	kvfree(pidx_selftest_shown.buf);
+	pidx_selftest_shown = (struct pidx_log){};
+	pidx_last_cmd = PIDX_CMD_RESET;
+	pidx_last_rc = 0;
+	pidx_last_why = "";
+	mutex_unlock(&pidx_cfg_lock);
 }
 
 void pidx_log_printf(struct pidx_log *log, const char *fmt, ...)

@@ -429,11 +429,6 @@ static ssize_t pidx_testcase_write(struct file *file, const char __user *ubuf,
 		if (!mutex_trylock(&pidx_run_lock))
 			return -EBUSY;
 		pidx_reset();
-		mutex_lock(&pidx_cfg_lock);
-		pidx_last_cmd = PIDX_CMD_RESET;
-		pidx_last_rc = 0;
-		pidx_last_why = "";
-		mutex_unlock(&pidx_cfg_lock);
 		mutex_unlock(&pidx_run_lock);
 	} else {
 		ret = -EINVAL;
@@ -630,27 +625,39 @@ static void pidx_show_summary(struct seq_file *m, struct list_head *first)
 	kfree(v);
 }
 
-static void pidx_show_skipped(struct seq_file *m)
+static void pidx_show_skipped(struct seq_file *m, unsigned long skipped)
 {
 	unsigned int i;
 
 	for (i = 0; i < pidx_nr_indexes; i++)
-		if (pidx_run_skipped & BIT(i))
+		if (skipped & BIT(i))
 			seq_printf(m, "skipped: %s: its writers cannot run with interrupts off, as ipi storms that write need\n",
 				   pidx_index_table[i]->name);
 }
 
+/*
+ * Never waits for a run or selftest (they hold pidx_run_lock, not the locks
+ * taken here only briefly): during one, the previous command's text.
+ */
 static int pidx_result_show(struct seq_file *m, void *v)
 {
 	struct pidx_result *r, *first = NULL;
+	unsigned long skipped;
+	u32 run_no;
 
-	if (pidx_last_cmd == PIDX_CMD_SELFTEST && pidx_selftest_log.buf) {
-		seq_puts(m, pidx_selftest_log.buf);
+	mutex_lock(&pidx_cfg_lock);
+	if (pidx_last_cmd == PIDX_CMD_SELFTEST && pidx_selftest_shown.buf) {
+		seq_puts(m, pidx_selftest_shown.buf);
+		mutex_unlock(&pidx_cfg_lock);
 		return 0;
 	}
+	run_no = pidx_run_no;
+	skipped = pidx_run_skipped;
+	mutex_unlock(&pidx_cfg_lock);
+
 	mutex_lock(&pidx_results_lock);
 	list_for_each_entry(r, &pidx_results, node) {
-		if (r->run != pidx_run_no)
+		if (r->run != run_no)
 			continue;
 		if (!first) {
 			first = r;
@@ -664,7 +671,7 @@ static int pidx_result_show(struct seq_file *m, void *v)
 	} else {
 		seq_puts(m, "no results: write run to testcase\n");
 	}
-	pidx_show_skipped(m);
+	pidx_show_skipped(m, skipped);
 	mutex_unlock(&pidx_results_lock);
 	return 0;
 }

@@ -508,6 +508,7 @@ int pidx_selftest(void)
 	pidx_last_cmd = PIDX_CMD_SELFTEST;
 	pidx_last_rc = failed ? -EUCLEAN : 0;
 	pidx_last_why = failed ? "checks failed: see test_result" : "";
+	pidx_selftest_publish();
 	mutex_unlock(&pidx_cfg_lock);
 	mutex_unlock(&pidx_run_lock);
 	return failed ? -EUCLEAN : 0;

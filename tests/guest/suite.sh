@@ -498,6 +498,50 @@ t_node_interleave() {
 	set_all node=any mode=ipi keys=1024 ops=500
 }
 
+# test_result read over and over while selftests and resets replace and free
+# the log it shows: every read must be one whole text (a finished selftest's
+# log, the results, or "no results"), never a log being written or freed,
+# and none may wait behind the selftest.
+t_result_race() {
+	rm -f /tmp/rr.stop /tmp/rr.n
+	(
+		n=0 bad=0 slow=0
+		while [ ! -e /tmp/rr.stop ]; do
+			t0=$(now10)
+			out=$(cat $D/test_result)
+			[ $(($(now10) - t0)) -gt 100 ] && slow=$((slow + 1))
+			n=$((n + 1))
+			case $out in
+			*"checks passed: "*) ;;
+			"no results: write run to testcase"*) ;;
+			"pidx run "*) ;;
+			*)
+				bad=$((bad + 1))
+				[ $bad -le 3 ] && echo "$out" | head -n 2 | sed 's/^/  read: /'
+				;;
+			esac
+		done
+		echo "$n $bad $slow" >/tmp/rr.n
+	) &
+	bg=$!
+	expect "result race: selftest" ok "$(wr testcase selftest)"
+	# the second one frees the first one's log while it is being read
+	expect "result race: selftest again" ok "$(wr testcase selftest)"
+	expect "result race: reset right after the selftest" ok "$(wr testcase reset)"
+	i=0
+	while [ $i -lt 20 ]; do
+		wr testcase reset >/dev/null
+		i=$((i + 1))
+	done
+	touch /tmp/rr.stop
+	wait $bg
+	read -r n bad slow </tmp/rr.n
+	echo "result race: $n reads of test_result"
+	expect "result race: every read was one whole text ($n reads)" 0 "$bad"
+	expect "result race: no read waited 10 s behind a selftest" 0 "$slow"
+	expect "result race: after reset" "no results: write run to testcase" "$(cat $D/test_result)"
+}
+
 # uptime in tenths of a second
 now10() {
 	awk '{ printf "%d\n", $1 * 10 }' /proc/uptime
