@@ -191,6 +191,14 @@ static inline u32 pidx_rand_below(u64 *state, u32 n)
 }
 
 /*
+ * Test only (module parameter fail_remove_alloc = N > 0): every Nth node
+ * allocation that a removal makes fails as if memory ran out, so that the
+ * -ENOMEM path of an index whose removal allocates can be reached without
+ * a fault-injection kernel.  Indexes call it just before such allocations.
+ */
+bool pidx_fault_remove_alloc(void);
+
+/*
  * The node for an allocation of index memory that holds @key: the setting
  * itself, or under PIDX_NODE_INTERLEAVE the nodes with memory in turn by
  * runs of 64 keys (so neighbouring keys share a node and the split is even).

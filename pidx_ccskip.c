@@ -557,12 +557,14 @@ static int ccs_remove_locked(struct ccs *c, u32 key)
 						 lchain[l]->nr - 1);
 	}
 	for (l = 0; l < top; l++) {
-		fresh[l] = ccs_node_new(c, lchain[l]->nr + path.n[l]->nr - 1,
+		fresh[l] = pidx_fault_remove_alloc() ? NULL :
+			   ccs_node_new(c, lchain[l]->nr + path.n[l]->nr - 1,
 					l, lchain[l]->keys[0], gfp);
 		if (!fresh[l])
 			goto nomem;
 	}
-	fresh[top] = ccs_node_new(c, n->nr - 1, top, n->keys[0], gfp);
+	fresh[top] = pidx_fault_remove_alloc() ? NULL :
+		     ccs_node_new(c, n->nr - 1, top, n->keys[0], gfp);
 	if (!fresh[top])
 		goto nomem;
 

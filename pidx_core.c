@@ -26,6 +26,7 @@
 /* kvmalloc_array(), kvzalloc(), kvfree(): in mm.h, not slab.h, before v5.16 */
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -84,6 +85,19 @@ struct pidx_log pidx_selftest_shown;
 bool pidx_running;
 
 static unsigned int pidx_nr_results;
+
+static unsigned int pidx_fail_remove_alloc;
+module_param_named(fail_remove_alloc, pidx_fail_remove_alloc, uint, 0644);
+MODULE_PARM_DESC(fail_remove_alloc, "test only: fail every Nth node allocation of a removal (0: never)");
+static atomic_t pidx_fault_count;
+
+bool pidx_fault_remove_alloc(void)
+{
+	unsigned int n = READ_ONCE(pidx_fail_remove_alloc);
+
+	return n && !((unsigned int)atomic_inc_return(&pidx_fault_count) % n);
+}
+
 /* how this run applies the node setting, when not as written (pidx_run_lock) */
 static const char *pidx_node_note = "";
 
