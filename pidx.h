@@ -17,8 +17,13 @@
  *               [1, pid_max).  Does not move the cursor.
  *  - lookup():  lockless; the caller holds rcu_read_lock().  A key present
  *               for the whole call is always found.
- *  - remove():  -ENOENT if absent; memory is freed only after an RCU grace
- *               period.
+ *  - remove():  0, or -ENOENT if absent; memory is freed only after an RCU
+ *               grace period.  A present key is always removed: only an
+ *               index that sets remove_may_fail may instead return -ENOMEM,
+ *               when an allocation its removal needs fails in a context that
+ *               cannot sleep; the key is then still present, the index
+ *               unchanged, and the caller still owns the key (the engine
+ *               keeps it and counts a failed operation).
  *  - find_ge(): the smallest present number >= @pid, or -ENOENT; lockless
  *               under rcu_read_lock() like lookup().
  *  - verify():  structural invariants, called with no writer running;
@@ -29,7 +34,9 @@
  * alloc/insert/remove may be called from any context, including the
  * interrupts-off callback of on_each_cpu(), unless the index sets
  * writers_need_irqs_on: @gfp says whether they may sleep (GFP_KERNEL from
- * process context, GFP_ATOMIC otherwise).  Writers are serialized by each
+ * process context, GFP_ATOMIC otherwise).  The writers of an index that sets
+ * writers_need_irqs_on are called from process context only, and may sleep
+ * whatever @gfp says (remove() has no @gfp).  Writers are serialized by each
  * index as it sees fit.
  *
  * Adding an index is one new file defining a struct pidx_ops and one line in
@@ -88,6 +95,11 @@ struct pidx_ops {
 	 * allocator turns them back on): ipi storms that write skip this index.
 	 */
 	bool writers_need_irqs_on;
+	/*
+	 * remove() allocates (copy-on-write nodes) with interrupts possibly
+	 * off, so it may fail with -ENOMEM, leaving the key in place.
+	 */
+	bool remove_may_fail;
 
 	/* Process context; returns ERR_PTR() on failure. */
 	struct pidx_index *(*create)(const struct pidx_params *p);
@@ -197,6 +209,8 @@ static inline u32 pidx_rand_below(u64 *state, u32 n)
  * a fault-injection kernel.  Indexes call it just before such allocations.
  */
 bool pidx_fault_remove_alloc(void);
+/* the parameter itself: the selftest sets it for a while, under pidx_run_lock */
+extern unsigned int pidx_fail_remove_alloc;
 
 /*
  * The node for an allocation of index memory that holds @key: the setting

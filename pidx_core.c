@@ -86,7 +86,7 @@ bool pidx_running;
 
 static unsigned int pidx_nr_results;
 
-static unsigned int pidx_fail_remove_alloc;
+unsigned int pidx_fail_remove_alloc;
 module_param_named(fail_remove_alloc, pidx_fail_remove_alloc, uint, 0644);
 MODULE_PARM_DESC(fail_remove_alloc, "test only: fail every Nth node allocation of a removal (0: never)");
 static atomic_t pidx_fault_count;
@@ -218,6 +218,14 @@ static u32 pidx_ring_pop(struct pidx_worker *w)
 	return pid;
 }
 
+/* Gives back the PID just popped: the oldest again. */
+static void pidx_ring_unpop(struct pidx_worker *w, u32 pid)
+{
+	w->ring_head = (w->ring_head + w->ring_cap - 1) % w->ring_cap;
+	w->ring[w->ring_head] = pid;
+	w->ring_len++;
+}
+
 /* Looks up prefilled key @j; a miss is an error when nobody may delete it. */
 static void pidx_lookup_key(struct pidx_worker *w, u32 j)
 {
@@ -253,14 +261,23 @@ static void pidx_op_delete(struct pidx_worker *w)
 {
 	struct pidx_storm *s = w->storm;
 	u32 pid;
+	int ret;
 
 	if (!w->ring_len) {
 		w->fails++;
 		return;
 	}
 	pid = pidx_ring_pop(w);
-	if (s->ops->remove(s->idx, pid))
-		pidx_worker_error(w, pid, "remove of a PID this CPU owns failed");
+	ret = s->ops->remove(s->idx, pid);
+	if (!ret)
+		return;
+	/* still in the index and still ours (pidx.h): like a failed alloc */
+	if (ret == -ENOMEM && s->ops->remove_may_fail) {
+		pidx_ring_unpop(w, pid);
+		w->fails++;
+		return;
+	}
+	pidx_worker_error(w, pid, "remove of a PID this CPU owns failed");
 }
 
 static void pidx_op_mixed(struct pidx_worker *w)
@@ -280,10 +297,16 @@ static void pidx_op_mixed(struct pidx_worker *w)
 static void pidx_op_fork(struct pidx_worker *w)
 {
 	struct pidx_storm *s = w->storm;
-	int pid = s->ops->alloc(s->idx, s->gfp);
 	unsigned int i;
 	bool hit = true;
+	int pid;
 
+	/* the last exit could not free its PID: it exits again first */
+	if (w->ring_len == w->ring_cap) {
+		pidx_op_delete(w);
+		return;
+	}
+	pid = s->ops->alloc(s->idx, s->gfp);
 	if (pid < 0) {
 		if (pid == -ENOSPC || pid == -ENOMEM)
 			w->fails++;
