@@ -8,11 +8,14 @@
 #
 # Usage: suite.sh [full|quick|matrix|smoke|debug|numa|only t_name...]
 #   full:  everything (the 2-vCPU boot)
-#   debug: all but the long dense-allocation and busy storms (debug kernel)
-#   quick: load, selftest, the workload matrix (the 1- and 4-vCPU boots)
-#   matrix: quick, plus bad input and load/unload cycles (other Debian kernels)
+#   debug: all but the long dense-allocation, busy and prefill storms (debug kernel)
+#   quick: load, selftest, the workload matrix, interleave on one node and
+#          every value of every setting (the 1- and 4-vCPU boots)
+#   matrix: load, selftest, the workload matrix, bad input and load/unload
+#          cycles (other Debian kernels)
 #   smoke: load and selftest (the DKMS-built module)
-#   numa:  load, selftest and NUMA placement (a guest with two nodes)
+#   numa:  load, selftest, NUMA placement, interleave and every value of
+#          every setting (a guest with two nodes)
 
 LEVEL=${1:-full}
 KO=${PIDX_KO:-/pidx/pidx.ko}
@@ -578,6 +581,133 @@ t_remove_nomem() {
 	set_all workload=lookup mix=90/5/5 mode=ipi keys=1024 fork_window=64
 }
 
+# setrun NAME=VALUE [WANT]: writes VALUE, which must be accepted and read back,
+# then runs; WANT is what the run answers (ok, or the error of a refusal,
+# which testcase must explain).  A run that succeeds has no FAILED row.
+setrun() {
+	k=${1%%=*}
+	v=${1#*=}
+	want=${2:-ok}
+	r=$(wr "$k" "$v")
+	back=$(cat "$D/$k")
+	if [ "$r" != ok ] || [ "$back" != "${READBACK:-$v}" ]; then
+		fail "settings: $k <- '$v'" "accepted and read back as '${READBACK:-$v}', saw $r and '$back'"
+		return
+	fi
+	[ "$want" = none ] && { pass "settings: $k <- '$v' accepted"; return; }
+	r=$(wr testcase run)
+	last=$(grep '^last:' $D/testcase)
+	if [ "$r" != "$want" ]; then
+		fail "settings: run with $k=$v" "$want, saw $r ($last)"
+	elif [ "$r" != ok ]; then
+		why=$(echo "$last" | cut -d' ' -f4-)
+		if [ -n "$why" ]; then
+			pass "settings: run with $k=$v refused with $r: $why"
+		else
+			fail "settings: run with $k=$v" "refused with a reason, saw '$last'"
+		fi
+	elif last_run_rows | grep -q ',FAILED,'; then
+		fail "settings: run with $k=$v" "no FAILED row, saw $(last_run_rows | grep ',FAILED,' | cut -d, -f2 | tr '\n' ' ')"
+	else
+		pass "settings: run with $k=$v ($(last_run_rows | wc -l) rows)"
+	fi
+}
+
+# Every accepted value of every setting, each followed by a short run (and a
+# selftest under the settings that shape the indexes), on whatever CPUs and
+# nodes the guest has: each write and run answers ok or a clear error.
+t_settings() {
+	nn=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)
+	base="indexes=all workload=lookup mix=90/5/5 keys=256 pid_max=32768 ops=32 mode=ipi cpus=all repeat=1 seed=1 fork_window=16 sl_p=4 sl_max_level=0 rb_level=0 trace_visits=0 node=any pmu=auto"
+	# shellcheck disable=SC2086 # words on purpose
+	set_all $base
+	for ix in all $(cut -f1 $D/available) idr,maple; do
+		case $ix in
+		all) READBACK=$(awk -F'\t' '$1 != "null" { printf "%s%s", sep, $1; sep = "," }' $D/available) ;;
+		idr,maple) grep -q '^maple' $D/available || continue; READBACK= ;;
+		*) READBACK= ;;
+		esac
+		setrun "indexes=$ix"
+	done
+	READBACK=
+	set_all indexes=all mode=kthread
+	for wl in lookup insert delete mixed fork iterate; do setrun workload=$wl; done
+	for mx in 100/0/0 0/100/0 0/0/100 0/50/50 90/5/5; do setrun mix=$mx; done
+	set_all workload=fork
+	for fw in 1 65536 16; do setrun fork_window=$fw; done
+	set_all workload=lookup mode=ipi
+	for m in kthread ipi; do
+		set_all workload=mixed
+		setrun mode=$m
+	done
+	set_all workload=lookup
+	set_all keys=100
+	setrun pid_max=301
+	set_all workload=insert
+	setrun keys=300 ENOSPC
+	set_all workload=lookup
+	setrun keys=300
+	setrun keys=1
+	set_all workload=delete keys=256
+	setrun ops=1
+	set_all workload=lookup keys=100
+	setrun pid_max=4194304
+	setrun keys=4194303 none
+	setrun keys=256
+	setrun pid_max=32768
+	setrun keys=32767
+	set_all keys=256 workload=delete ops=32
+	setrun keys=1 EINVAL
+	set_all keys=256 workload=lookup
+	setrun ops=10000000 none
+	setrun ops=2000
+	setrun ops=32
+	for c in all $(seq 0 $((NCPUS - 1))) "0-$((NCPUS - 1))"; do
+		case $c in
+		all) READBACK="0-$((NCPUS - 1))"; [ "$NCPUS" = 1 ] && READBACK=0 ;;
+		0-0) READBACK=0 ;;
+		*) READBACK= ;;
+		esac
+		setrun "cpus=$c"
+	done
+	READBACK=
+	set_all cpus=all
+	setrun repeat=1000 none
+	setrun repeat=3
+	setrun repeat=1
+	setrun seed=0
+	setrun seed=18446744073709551615
+	READBACK=16
+	setrun seed=0x10
+	READBACK=
+	set_all seed=1 workload=mixed mix=50/25/25 mode=kthread
+	for p in 2 8 16 4; do setrun sl_p=$p; done
+	for l in 1 16 8 0; do setrun sl_max_level=$l; done
+	for l in 1 16 0; do setrun rb_level=$l; done
+	for t in 1 0; do setrun trace_visits=$t; done
+	for p in off sw auto; do setrun pmu=$p; done
+	for n in 0 1 interleave any; do
+		if [ "$n" = 1 ] && [ "$nn" -lt 2 ]; then
+			bad node 1 EINVAL
+			continue
+		fi
+		setrun node=$n
+	done
+	set_all workload=lookup mix=90/5/5 mode=ipi
+	# the settings that shape the indexes, all at once, under the selftest
+	other=1
+	[ "$nn" -lt 2 ] && other=0
+	set_all sl_p=16 sl_max_level=8 rb_level=1 seed=18446744073709551615 node=interleave
+	expect "settings: selftest with sl_p 16, sl_max_level 8, rb_level 1, seed max, node interleave" ok "$(wr testcase selftest)"
+	if [ "$nn" -ge 2 ]; then
+		set_all sl_p=2 sl_max_level=16 rb_level=16 seed=0 node=$other
+		expect "settings: selftest with sl_p 2, sl_max_level 16, rb_level 16, seed 0, node $other" ok "$(wr testcase selftest)"
+	fi
+	# shellcheck disable=SC2086
+	set_all $base
+	set_all keys=1024 ops=500
+}
+
 # uptime in tenths of a second
 now10() {
 	awk '{ printf "%d\n", $1 * 10 }' /proc/uptime
@@ -624,6 +754,7 @@ t_prefill_long() {
 		"$(awk '/^last:/ { print $2, $3, $4, $5, $6, $7, $8, $9 }' $D/testcase | sed 's/:$//')"
 	expect "killed prefill: counted as a run" "$((runs + 1))" "$(awk '/^runs:/ { print $2 }' $D/testcase)"
 	expect "killed prefill: no rows added" "$rows" "$(wc -l <$D/results.csv)"
+	# shellcheck disable=SC2009 # busybox here has no pgrep
 	expect "killed prefill: no pidx-fill kthread left" 0 "$(ps | grep -c '[p]idx-fill')"
 	expect "killed prefill: index memory all freed" 0 "$(awk '/^bytes/ { print $2 }' $D/memory)"
 	set_all keys=1024 pid_max=32768 ops=500 mode=ipi indexes=all
@@ -673,19 +804,33 @@ full)
 	t_pmu
 	t_dense
 	t_busy
+	t_node_interleave
+	t_settings
+	t_result_race
+	t_remove_nomem
+	t_prefill_long
 	t_cycles
 	;;
 debug)
 	# KASAN and lockdep under emulation run ~10x slower: the long storms
-	# (t_dense, t_busy) stay in the stock-kernel pass
+	# (t_dense, t_busy, t_prefill_long) stay in the stock-kernel pass
 	t_lockref_loop
 	t_bad_input
 	t_visits
 	t_pmu
+	t_node_interleave
+	t_result_race
+	t_remove_nomem
 	t_cycles
+	;;
+quick)
+	t_node_interleave
+	t_settings
 	;;
 numa)
 	t_numa
+	t_node_interleave
+	t_settings
 	;;
 matrix)
 	t_bad_input
