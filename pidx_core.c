@@ -689,7 +689,7 @@ static int pidx_prefill_fn(void *arg)
 	struct pidx_prefill_job *job = arg;
 	const struct pidx_config *cfg = job->s->cfg;
 
-	/* a node whose CPUs are all offline: the prefill runs where it can */
+	/* a node whose CPUs are all offline gets the placement of "any" */
 	if (cfg->node == NUMA_NO_NODE || (cfg->node >= 0 && !pidx_prefill_move(cfg->node)))
 		set_cpus_allowed_ptr(current, cpumask_of(cpumask_first(&cfg->cpus)));
 	job->ret = pidx_prefill(job->s);
