@@ -708,6 +708,55 @@ t_settings() {
 	set_all keys=1024 ops=500
 }
 
+# The same with the kernel's own fault injection (the debug kernel's
+# failslab): the storm kthreads' allocations that cannot sleep fail.  A
+# removal must still succeed (maple allocates with __GFP_NOFAIL) or, in ccskip
+# (remove_may_fail), count as a failed operation: never a FAILED row.
+t_remove_failslab() {
+	F=/sys/kernel/debug/failslab
+	if [ ! -d $F ]; then
+		pass "remove under failslab: skipped, this kernel has no failslab"
+		return
+	fi
+	echo 0 >$F/verbose
+	echo Y >$F/task-filter
+	echo Y >$F/ignore-gfp-wait
+	echo 1 >$F/interval
+	echo 25 >$F/probability
+	for ix in maple ccskip; do
+		grep -q "^$ix" $D/available || continue
+		set_all indexes=$ix workload=delete mode=kthread cpus=all pid_max=131072 keys=65536 \
+			ops=$((32768 / NCPUS)) repeat=1
+		echo 100000000 >$F/times
+		(echo run >$D/testcase) 2>/dev/null &
+		bg=$!
+		# only the storm kthreads, not the prefill's (pidx-fill)
+		while kill -0 $bg 2>/dev/null; do
+			for p in $(ps | awk '$NF ~ /^\[pidx\/[0-9]+\]$/ { print $1 }'); do
+				echo 1 >/proc/"$p"/make-it-fail 2>/dev/null
+			done
+			sleep 0.1
+		done
+		wait $bg
+		injected=$((100000000 - $(cat $F/times)))
+		v=$(col "$ix" verified)
+		f=$(col "$ix" fails)
+		echo "remove under failslab: $ix: $injected allocations failed, verified $v, fails $f"
+		if [ "$injected" -eq 0 ]; then
+			fail "remove under failslab $ix" "some failed allocations in the storm, saw none (kthreads not marked in time)"
+		elif [ "$v" != yes ]; then
+			fail "remove under failslab $ix" "verified, saw '$v' ($(grep "^$ix " $D/test_result))"
+		elif [ "$ix" = maple ] && [ "$f" != 0 ]; then
+			fail "remove under failslab maple" "no failed removal (__GFP_NOFAIL), saw fails $f"
+		else
+			pass "remove under failslab $ix: verified, fails $f, $injected allocations failed"
+		fi
+	done
+	echo 0 >$F/probability
+	echo N >$F/task-filter
+	set_all indexes=all workload=lookup keys=1024 pid_max=32768 ops=500 mode=ipi
+}
+
 # uptime in tenths of a second
 now10() {
 	awk '{ printf "%d\n", $1 * 10 }' /proc/uptime
@@ -821,6 +870,7 @@ debug)
 	t_node_interleave
 	t_result_race
 	t_remove_nomem
+	t_remove_failslab
 	t_cycles
 	;;
 quick)
