@@ -17,8 +17,13 @@
  *               [1, pid_max).  Does not move the cursor.
  *  - lookup():  lockless; the caller holds rcu_read_lock().  A key present
  *               for the whole call is always found.
- *  - remove():  -ENOENT if absent; memory is freed only after an RCU grace
- *               period.
+ *  - remove():  0, or -ENOENT if absent; memory is freed only after an RCU
+ *               grace period.  A present key is always removed: only an
+ *               index that sets remove_may_fail may instead return -ENOMEM,
+ *               when an allocation its removal needs fails in a context that
+ *               cannot sleep; the key is then still present, the index
+ *               unchanged, and the caller still owns the key (the engine
+ *               keeps it and counts a failed operation).
  *  - find_ge(): the smallest present number >= @pid, or -ENOENT; lockless
  *               under rcu_read_lock() like lookup().
  *  - verify():  structural invariants, called with no writer running;
@@ -29,7 +34,9 @@
  * alloc/insert/remove may be called from any context, including the
  * interrupts-off callback of on_each_cpu(), unless the index sets
  * writers_need_irqs_on: @gfp says whether they may sleep (GFP_KERNEL from
- * process context, GFP_ATOMIC otherwise).  Writers are serialized by each
+ * process context, GFP_ATOMIC otherwise).  The writers of an index that sets
+ * writers_need_irqs_on are called from process context only, and may sleep
+ * whatever @gfp says (remove() has no @gfp).  Writers are serialized by each
  * index as it sees fit.
  *
  * Adding an index is one new file defining a struct pidx_ops and one line in
@@ -42,6 +49,7 @@
 #include <linux/gfp.h>
 #include <linux/atomic.h>
 #include <linux/jump_label.h>
+#include <linux/nodemask.h>
 #include <linux/numa.h>
 
 /* kernel/pid.c: the first numbers are kept for daemons once the cursor wraps */
@@ -66,7 +74,9 @@ struct pidx_params {
 	 * NUMA placement of the index's own memory: a node number,
 	 * NUMA_NO_NODE (the allocating CPU's node, the slab default) or
 	 * PIDX_NODE_INTERLEAVE.  Pass pidx_mem_node(p->node, key) as the node
-	 * of every kmem_cache_alloc_node()/kmalloc_node() of index memory.
+	 * of every kmem_cache_alloc_node()/kmalloc_node() of index memory,
+	 * never p->node itself: only pidx_mem_node() resolves interleave and
+	 * a node that can no longer serve.
 	 */
 	int node;
 };
@@ -85,6 +95,11 @@ struct pidx_ops {
 	 * allocator turns them back on): ipi storms that write skip this index.
 	 */
 	bool writers_need_irqs_on;
+	/*
+	 * remove() allocates (copy-on-write nodes) with interrupts possibly
+	 * off, so it may fail with -ENOMEM, leaving the key in place.
+	 */
+	bool remove_may_fail;
 
 	/* Process context; returns ERR_PTR() on failure. */
 	struct pidx_index *(*create)(const struct pidx_params *p);
@@ -188,11 +203,30 @@ static inline u32 pidx_rand_below(u64 *state, u32 n)
 }
 
 /*
+ * Test only (module parameter fail_remove_alloc = N > 0): every Nth node
+ * allocation that a removal makes fails as if memory ran out, so that the
+ * -ENOMEM path of an index whose removal allocates can be reached without
+ * a fault-injection kernel.  Indexes call it just before such allocations.
+ */
+bool pidx_fault_remove_alloc(void);
+/* the parameter itself: the selftest sets it for a while, under pidx_run_lock */
+extern unsigned int pidx_fail_remove_alloc;
+
+/*
  * The node for an allocation of index memory that holds @key: the setting
- * itself, or under PIDX_NODE_INTERLEAVE the online nodes in turn by runs of
- * 64 keys (so neighbouring keys share a node and the split is even).
+ * itself, or under PIDX_NODE_INTERLEAVE the nodes with memory in turn by
+ * runs of 64 keys (so neighbouring keys share a node and the split is even).
+ * Always a node with memory or NUMA_NO_NODE (one node only, or a node that
+ * lost its memory since the setting was made), never a node the allocators
+ * cannot serve.
  */
 int pidx_mem_node(int setting, u32 key);
+
+/* A node whose memory index objects can be asked for: online, with memory. */
+static inline bool pidx_node_has_memory(int node)
+{
+	return node >= 0 && node < MAX_NUMNODES && node_state(node, N_MEMORY);
+}
 
 /*
  * Visit tracing (setting trace_visits): while it is on, the engine counts,

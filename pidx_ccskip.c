@@ -44,7 +44,11 @@
  * alloc_pid() takes pidmap_lock, and allocate under it with GFP_ATOMIC
  * because what they copy is only known once the lock is held; a failed
  * allocation leaves the index untouched and returns -ENOMEM, including from
- * remove(), which has to write a smaller copy of the node.
+ * remove(), which has to write copies of the nodes it changes
+ * (remove_may_fail).  No reserve could make that removal certain: in an ipi
+ * storm no grace period ends within a round, so every removal of the round
+ * needs fresh memory, and an in-place removal would need readers that skip
+ * tombstones.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -557,12 +561,14 @@ static int ccs_remove_locked(struct ccs *c, u32 key)
 						 lchain[l]->nr - 1);
 	}
 	for (l = 0; l < top; l++) {
-		fresh[l] = ccs_node_new(c, lchain[l]->nr + path.n[l]->nr - 1,
+		fresh[l] = pidx_fault_remove_alloc() ? NULL :
+			   ccs_node_new(c, lchain[l]->nr + path.n[l]->nr - 1,
 					l, lchain[l]->keys[0], gfp);
 		if (!fresh[l])
 			goto nomem;
 	}
-	fresh[top] = ccs_node_new(c, n->nr - 1, top, n->keys[0], gfp);
+	fresh[top] = pidx_fault_remove_alloc() ? NULL :
+		     ccs_node_new(c, n->nr - 1, top, n->keys[0], gfp);
 	if (!fresh[top])
 		goto nomem;
 
@@ -944,6 +950,7 @@ static void ccs_nodes(struct pidx_index *idx, u64 count[PIDX_NODES_MAX])
 const struct pidx_ops pidx_ccskip_ops = {
 	.name		= "ccskip",
 	.desc		= "cache-conscious skip list (skip tree), RCU copy-on-write nodes",
+	.remove_may_fail = true,
 	.create		= ccs_create,
 	.destroy	= ccs_destroy,
 	.alloc		= ccs_alloc,

@@ -26,6 +26,7 @@
 /* kvmalloc_array(), kvzalloc(), kvfree(): in mm.h, not slab.h, before v5.16 */
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -80,9 +81,25 @@ enum pidx_last_cmd pidx_last_cmd;
 int pidx_last_rc;
 const char *pidx_last_why = "";
 struct pidx_log pidx_selftest_log;
+struct pidx_log pidx_selftest_shown;
 bool pidx_running;
 
 static unsigned int pidx_nr_results;
+
+unsigned int pidx_fail_remove_alloc;
+module_param_named(fail_remove_alloc, pidx_fail_remove_alloc, uint, 0644);
+MODULE_PARM_DESC(fail_remove_alloc, "test only: fail every Nth node allocation of a removal (0: never)");
+static atomic_t pidx_fault_count;
+
+bool pidx_fault_remove_alloc(void)
+{
+	unsigned int n = READ_ONCE(pidx_fail_remove_alloc);
+
+	return n && !((unsigned int)atomic_inc_return(&pidx_fault_count) % n);
+}
+
+/* how this run applies the node setting, when not as written (pidx_run_lock) */
+static const char *pidx_node_note = "";
 
 /* Enough for a full sweep; the oldest rows go first beyond it. */
 #define PIDX_RESULTS_MAX	20000
@@ -150,7 +167,7 @@ struct pidx_storm {
 	unsigned int nworkers;
 	unsigned int *worker_of;	/* CPU number -> worker */
 
-	/* kthread mode */
+	/* kthread mode; abort also stops the prefill */
 	atomic_t ready;
 	atomic_t finished;
 	bool go;
@@ -201,6 +218,14 @@ static u32 pidx_ring_pop(struct pidx_worker *w)
 	return pid;
 }
 
+/* Gives back the PID just popped: the oldest again. */
+static void pidx_ring_unpop(struct pidx_worker *w, u32 pid)
+{
+	w->ring_head = (w->ring_head + w->ring_cap - 1) % w->ring_cap;
+	w->ring[w->ring_head] = pid;
+	w->ring_len++;
+}
+
 /* Looks up prefilled key @j; a miss is an error when nobody may delete it. */
 static void pidx_lookup_key(struct pidx_worker *w, u32 j)
 {
@@ -236,14 +261,23 @@ static void pidx_op_delete(struct pidx_worker *w)
 {
 	struct pidx_storm *s = w->storm;
 	u32 pid;
+	int ret;
 
 	if (!w->ring_len) {
 		w->fails++;
 		return;
 	}
 	pid = pidx_ring_pop(w);
-	if (s->ops->remove(s->idx, pid))
-		pidx_worker_error(w, pid, "remove of a PID this CPU owns failed");
+	ret = s->ops->remove(s->idx, pid);
+	if (!ret)
+		return;
+	/* still in the index and still ours (pidx.h): like a failed alloc */
+	if (ret == -ENOMEM && s->ops->remove_may_fail) {
+		pidx_ring_unpop(w, pid);
+		w->fails++;
+		return;
+	}
+	pidx_worker_error(w, pid, "remove of a PID this CPU owns failed");
 }
 
 static void pidx_op_mixed(struct pidx_worker *w)
@@ -263,10 +297,16 @@ static void pidx_op_mixed(struct pidx_worker *w)
 static void pidx_op_fork(struct pidx_worker *w)
 {
 	struct pidx_storm *s = w->storm;
-	int pid = s->ops->alloc(s->idx, s->gfp);
 	unsigned int i;
 	bool hit = true;
+	int pid;
 
+	/* the last exit could not free its PID: it exits again first */
+	if (w->ring_len == w->ring_cap) {
+		pidx_op_delete(w);
+		return;
+	}
+	pid = s->ops->alloc(s->idx, s->gfp);
 	if (pid < 0) {
 		if (pid == -ENOSPC || pid == -ENOMEM)
 			w->fails++;
@@ -572,11 +612,18 @@ static int pidx_plan(const struct pidx_config *cfg, unsigned int ncpus,
 	return 0;
 }
 
-/* Runs on the CPUs of the node whose memory the prefill should take. */
+/*
+ * Runs on the CPUs of the node whose memory the prefill should take.  Not
+ * for NUMA_NO_NODE or a node without memory: cpumask_of_node() indexes a
+ * per-node table and has no entry for them.
+ */
 static bool pidx_prefill_move(int node)
 {
-	const struct cpumask *mask = cpumask_of_node(node);
+	const struct cpumask *mask;
 
+	if (!pidx_node_has_memory(node))
+		return false;
+	mask = cpumask_of_node(node);
 	return cpumask_intersects(mask, cpu_online_mask) &&
 	       !set_cpus_allowed_ptr(current, mask);
 }
@@ -607,8 +654,11 @@ static int pidx_prefill(struct pidx_storm *s)
 			return -EUCLEAN;
 		}
 		s->keys[i] = pid;
-		if (!(i & 0xfff))
+		if (!(i & 0xfff)) {
+			if (READ_ONCE(s->abort))
+				return -EINTR;
 			cond_resched();
+		}
 	}
 	return 0;
 }
@@ -639,9 +689,8 @@ static int pidx_prefill_fn(void *arg)
 	struct pidx_prefill_job *job = arg;
 	const struct pidx_config *cfg = job->s->cfg;
 
-	if (cfg->node >= 0)
-		pidx_prefill_move(cfg->node);
-	else if (cfg->node == NUMA_NO_NODE)
+	/* a node whose CPUs are all offline gets the placement of "any" */
+	if (cfg->node == NUMA_NO_NODE || (cfg->node >= 0 && !pidx_prefill_move(cfg->node)))
 		set_cpus_allowed_ptr(current, cpumask_of(cpumask_first(&cfg->cpus)));
 	job->ret = pidx_prefill(job->s);
 	complete(&job->done);
@@ -666,7 +715,14 @@ static int pidx_prefill_placed(struct pidx_storm *s)
 	if (IS_ERR(t))
 		return PTR_ERR(t);
 	wake_up_process(t);
-	wait_for_completion(&job.done);
+	/*
+	 * Millions of keys take minutes under emulation: a timed wait keeps
+	 * the writer off the hung-task list, and a fatal signal stops the
+	 * prefill, whose kthread must finish before @job goes out of scope.
+	 */
+	while (!wait_for_completion_timeout(&job.done, HZ))
+		if (fatal_signal_pending(current))
+			WRITE_ONCE(s->abort, true);
 	kthread_stop(t);
 	return job.ret;
 }
@@ -1011,6 +1067,7 @@ static void pidx_fill_config(struct pidx_result *res, const struct pidx_config *
 	res->trace_visits = cfg->trace_visits;
 	res->pmu = cfg->pmu;
 	res->numa_node = cfg->node;
+	res->numa_note = pidx_node_note;
 	pidx_fill_cpu_nodes(res, cfg);
 }
 
@@ -1106,6 +1163,12 @@ static int pidx_storm_one(const struct pidx_ops *ops, const struct pidx_config *
 	res->bytes_per_key_milli = pidx_milli_div(res->mem_bytes, present);
 	if (ops->describe)
 		ops->describe(s.idx, res->extra, sizeof(res->extra));
+	if (*res->numa_note) {
+		size_t len = strlen(res->extra);
+
+		scnprintf(res->extra + len, sizeof(res->extra) - len, "%snuma=%s",
+			  len ? ";" : "", res->numa_note);
+	}
 out:
 	if (s.idx)
 		ops->destroy(s.idx);
@@ -1156,6 +1219,11 @@ static int pidx_check_config(const struct pidx_config *cfg, const char **why)
 		*why = "no index selected";
 		return -EINVAL;
 	}
+	/* checked when written, but memory can be hot-removed since */
+	if (cfg->node >= 0 && !pidx_node_has_memory(cfg->node)) {
+		*why = "node has no memory now";
+		return -EINVAL;
+	}
 	/* on_each_cpu callbacks run in hard IRQ, where RT spinlocks sleep */
 	if (IS_ENABLED(CONFIG_PREEMPT_RT) && cfg->mode == PIDX_MODE_IPI) {
 		*why = "ipi mode takes spinlocks in hard IRQ context: not on PREEMPT_RT";
@@ -1168,6 +1236,7 @@ int pidx_run(void)
 {
 	static struct pidx_config cfg;	/* serialized by pidx_run_lock */
 	const char *why = "";
+	unsigned long skipped;
 	unsigned int i;
 	u32 rep;
 	int ret;
@@ -1179,6 +1248,17 @@ int pidx_run(void)
 	pidx_running = true;
 	mutex_unlock(&pidx_cfg_lock);
 
+	/*
+	 * With one node there is nothing to interleave over: the placement is
+	 * the slab default, so the run says so rather than recording a
+	 * placement that never happened.
+	 */
+	pidx_node_note = "";
+	if (cfg.node == PIDX_NODE_INTERLEAVE && num_node_state(N_MEMORY) < 2) {
+		cfg.node = NUMA_NO_NODE;
+		pidx_node_note = "interleave on 1 node: ran as any";
+	}
+
 	cpus_read_lock();
 	ret = pidx_check_config(&cfg, &why);
 	cpus_read_unlock();
@@ -1186,17 +1266,21 @@ int pidx_run(void)
 		pr_err("pidx: run refused (%d): %s\n", ret, why);
 		goto out;
 	}
-	pidx_run_no++;
-	pidx_run_skipped = 0;
+	skipped = 0;
 	for (i = 0; i < pidx_nr_indexes; i++) {
 		if ((cfg.indexes & BIT(i)) && cfg.mode == PIDX_MODE_IPI &&
 		    pidx_index_table[i]->writers_need_irqs_on &&
 		    pidx_workload_writes(&cfg)) {
-			pidx_run_skipped |= BIT(i);
+			skipped |= BIT(i);
 			pr_info("pidx: %s skipped: its writers cannot run with interrupts off\n",
 				pidx_index_table[i]->name);
 		}
 	}
+	/* test_result reads them during the run */
+	mutex_lock(&pidx_cfg_lock);
+	pidx_run_no++;
+	pidx_run_skipped = skipped;
+	mutex_unlock(&pidx_cfg_lock);
 	/* repeats interleave the indexes so drift hits them all alike */
 	for (rep = 0; rep < cfg.repeat && !ret; rep++) {
 		for (i = 0; i < pidx_nr_indexes && !ret; i++) {
@@ -1204,6 +1288,10 @@ int pidx_run(void)
 				ret = pidx_storm_one(pidx_index_table[i], &cfg, rep);
 		}
 	}
+	if (ret == -EINTR)
+		why = "a fatal signal stopped the run: rows of the index it stopped in are dropped";
+	else if (ret)
+		why = "an index's storm failed: see dmesg";
 out:
 	mutex_lock(&pidx_cfg_lock);
 	pidx_running = false;
@@ -1228,11 +1316,29 @@ static void pidx_free_results(void)
 	mutex_unlock(&pidx_results_lock);
 }
 
+/* pidx_cfg_lock held: a finished selftest's log becomes test_result's. */
+void pidx_selftest_publish(void)
+{
+	lockdep_assert_held(&pidx_cfg_lock);
+	kvfree(pidx_selftest_shown.buf);
+	pidx_selftest_shown = pidx_selftest_log;
+	pidx_selftest_log = (struct pidx_log){};
+}
+
+/* pidx_run_lock held, or nothing else left (unload). */
 void pidx_reset(void)
 {
 	pidx_free_results();
+	/* the log and last_cmd together: test_result reads both under the lock */
+	mutex_lock(&pidx_cfg_lock);
 	kvfree(pidx_selftest_log.buf);
 	pidx_selftest_log = (struct pidx_log){};
+	kvfree(pidx_selftest_shown.buf);
+	pidx_selftest_shown = (struct pidx_log){};
+	pidx_last_cmd = PIDX_CMD_RESET;
+	pidx_last_rc = 0;
+	pidx_last_why = "";
+	mutex_unlock(&pidx_cfg_lock);
 }
 
 void pidx_log_printf(struct pidx_log *log, const char *fmt, ...)

@@ -235,7 +235,7 @@ static int parse_node(struct pidx_config *cfg, char *val)
 		cfg->node = PIDX_NODE_INTERLEAVE;
 	} else {
 		if (pidx_parse_u32(val, 0, MAX_NUMNODES - 1, &v) ||
-		    !node_online(v) || !node_state(v, N_MEMORY))
+		    !pidx_node_has_memory(v))
 			return -EINVAL;
 		cfg->node = v;
 	}
@@ -429,11 +429,6 @@ static ssize_t pidx_testcase_write(struct file *file, const char __user *ubuf,
 		if (!mutex_trylock(&pidx_run_lock))
 			return -EBUSY;
 		pidx_reset();
-		mutex_lock(&pidx_cfg_lock);
-		pidx_last_cmd = PIDX_CMD_RESET;
-		pidx_last_rc = 0;
-		pidx_last_why = "";
-		mutex_unlock(&pidx_cfg_lock);
 		mutex_unlock(&pidx_run_lock);
 	} else {
 		ret = -EINVAL;
@@ -582,7 +577,9 @@ static void pidx_show_more(struct seq_file *m, struct list_head *first)
 		}
 	}
 	pidx_node_name(node, sizeof(node), r->numa_node);
-	seq_printf(m, "\nNUMA: node %s; storm cpu:node %s\n", node, r->cpu_nodes);
+	seq_printf(m, "\nNUMA: node %s%s%s%s; storm cpu:node %s\n", node,
+		   *r->numa_note ? " (" : "", r->numa_note,
+		   *r->numa_note ? ")" : "", r->cpu_nodes);
 	s = r;
 	list_for_each_entry_from(s, &pidx_results, node)
 		if (!s->repeat)
@@ -628,27 +625,39 @@ static void pidx_show_summary(struct seq_file *m, struct list_head *first)
 	kfree(v);
 }
 
-static void pidx_show_skipped(struct seq_file *m)
+static void pidx_show_skipped(struct seq_file *m, unsigned long skipped)
 {
 	unsigned int i;
 
 	for (i = 0; i < pidx_nr_indexes; i++)
-		if (pidx_run_skipped & BIT(i))
+		if (skipped & BIT(i))
 			seq_printf(m, "skipped: %s: its writers cannot run with interrupts off, as ipi storms that write need\n",
 				   pidx_index_table[i]->name);
 }
 
+/*
+ * Never waits for a run or selftest (they hold pidx_run_lock, not the locks
+ * taken here only briefly): during one, the previous command's text.
+ */
 static int pidx_result_show(struct seq_file *m, void *v)
 {
 	struct pidx_result *r, *first = NULL;
+	unsigned long skipped;
+	u32 run_no;
 
-	if (pidx_last_cmd == PIDX_CMD_SELFTEST && pidx_selftest_log.buf) {
-		seq_puts(m, pidx_selftest_log.buf);
+	mutex_lock(&pidx_cfg_lock);
+	if (pidx_last_cmd == PIDX_CMD_SELFTEST && pidx_selftest_shown.buf) {
+		seq_puts(m, pidx_selftest_shown.buf);
+		mutex_unlock(&pidx_cfg_lock);
 		return 0;
 	}
+	run_no = pidx_run_no;
+	skipped = pidx_run_skipped;
+	mutex_unlock(&pidx_cfg_lock);
+
 	mutex_lock(&pidx_results_lock);
 	list_for_each_entry(r, &pidx_results, node) {
-		if (r->run != pidx_run_no)
+		if (r->run != run_no)
 			continue;
 		if (!first) {
 			first = r;
@@ -662,7 +671,7 @@ static int pidx_result_show(struct seq_file *m, void *v)
 	} else {
 		seq_puts(m, "no results: write run to testcase\n");
 	}
-	pidx_show_skipped(m);
+	pidx_show_skipped(m, skipped);
 	mutex_unlock(&pidx_results_lock);
 	return 0;
 }

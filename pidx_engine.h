@@ -133,6 +133,7 @@ struct pidx_result {
 
 	/* NUMA: the node setting, each storm CPU's node, index objects per node */
 	int numa_node;
+	const char *numa_note;		/* how the setting was applied, or "" */
 	char cpu_nodes[96];
 	char mem_nodes[96];
 };
@@ -140,11 +141,12 @@ struct pidx_result {
 /* Results since load or reset, oldest first; protected by pidx_results_lock. */
 extern struct list_head pidx_results;
 extern struct mutex pidx_results_lock;
+/* Written with pidx_run_lock and pidx_cfg_lock held: either one to read. */
 extern u32 pidx_run_no;
 /* indexes the last run left out: they cannot take its writers (see pidx.h) */
 extern unsigned long pidx_run_skipped;
 
-/* Text of the last selftest, shown by test_result after a selftest. */
+/* Text of a selftest, see pidx_selftest_log and pidx_selftest_shown. */
 struct pidx_log {
 	char *buf;
 	size_t len;
@@ -155,11 +157,19 @@ __printf(2, 3) void pidx_log_printf(struct pidx_log *log, const char *fmt, ...);
 
 enum pidx_last_cmd { PIDX_CMD_NONE, PIDX_CMD_RUN, PIDX_CMD_RESET, PIDX_CMD_SELFTEST };
 
+/* The last-command state: under pidx_cfg_lock. */
 extern enum pidx_last_cmd pidx_last_cmd;
 extern int pidx_last_rc;
 extern const char *pidx_last_why;	/* why the last run was refused */
-extern struct pidx_log pidx_selftest_log;
 extern bool pidx_running;
+/*
+ * The log a selftest is writing, its own under pidx_run_lock, and the log
+ * of the last one to finish, which test_result shows: under pidx_cfg_lock,
+ * so a reader never meets a log being written or freed.
+ */
+extern struct pidx_log pidx_selftest_log;
+extern struct pidx_log pidx_selftest_shown;
+void pidx_selftest_publish(void);
 
 int pidx_run(void);
 void pidx_kthread_wait_stop(void);

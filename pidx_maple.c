@@ -53,14 +53,18 @@
  * (an irq-safe lock, writers called from IPIs) as "inconsistent lock state".
  * The index therefore sets writers_need_irqs_on: the engine calls its writers
  * from process context only, and ipi storms that write skip it.  Writers
- * hold an index spinlock (MT_FLAGS_LOCK_EXTERN, plain spin_lock) and use the
- * advanced mas_*() API, since the mtree_*() writers take the tree's internal
- * lock.  6.1 exports neither mas_preallocate() nor mas_nomem(), and with an
- * external lock mas_nomem() never drops it, so every node is allocated under
- * the lock, atomically (GFP_ATOMIC: the lock forbids sleeping).  Removal
- * allocates too (in RCU mode the leaf is copied), so remove() can fail with
- * -ENOMEM, which the IDR's cannot; mtree_erase() is not used: it retries
- * with GFP_KERNEL.
+ * use the advanced mas_*() API under an index lock (MT_FLAGS_LOCK_EXTERN),
+ * since the mtree_*() writers take the tree's internal lock.  6.1 exports
+ * neither mas_preallocate() nor mas_nomem(), and with an external lock
+ * mas_nomem() never drops it, so every node is allocated under the lock.
+ * Removal allocates too (in RCU mode the leaf is copied), yet remove() of a
+ * present PID must not fail (pidx.h): so the lock is a mutex, allocations
+ * take the caller's gfp (GFP_KERNEL from the engine, as the kernel's own
+ * maple trees allocate under mmap_lock), and a removal's take
+ * GFP_KERNEL | __GFP_NOFAIL.  Uncontended a mutex costs what a spinlock
+ * does; contended, it spins while the holder runs, and a holder sleeps only
+ * in the page allocator.  mtree_erase() is not used: it takes the internal
+ * lock.
  *
  * Memory: the nodes come from lib/maple_tree.c's cache, so they are not in
  * pidx_mem; mem_bytes() counts them exactly by walking the tree under the
@@ -94,9 +98,9 @@
 #include <linux/maple_tree.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
-#include <linux/spinlock.h>
 #include <linux/xarray.h>
 
 #include "pidx.h"
@@ -120,7 +124,7 @@
 
 struct pidx_maple {
 	struct maple_tree mt;
-	spinlock_t lock;	/* the tree's external lock: all writers */
+	struct mutex lock;	/* the tree's external lock: all writers */
 	u32 pid_max;
 	u32 cursor;		/* idr_next of idr_alloc_cyclic() */
 	u32 count;		/* PIDs stored, for verify() */
@@ -134,12 +138,6 @@ static inline struct pidx_maple *to_pidx_maple(struct pidx_index *idx)
 static inline struct maple_tree *to_mt(struct pidx_index *idx)
 {
 	return &to_pidx_maple(idx)->mt;
-}
-
-/* Allocations happen under m->lock: never sleep there. */
-static inline gfp_t pidx_mt_gfp(gfp_t gfp)
-{
-	return gfpflags_allow_blocking(gfp) ? GFP_ATOMIC : gfp;
 }
 
 /* ma_data_end(): the last slot in use. */
@@ -246,7 +244,7 @@ static struct pidx_index *pidx_maple_create(const struct pidx_params *p)
 	if (!m)
 		return ERR_PTR(-ENOMEM);
 	pidx_mem_charge(sizeof(*m));
-	spin_lock_init(&m->lock);
+	mutex_init(&m->lock);
 	mt_init_flags(&m->mt, MT_FLAGS_ALLOC_RANGE | MT_FLAGS_USE_RCU |
 			      MT_FLAGS_LOCK_EXTERN);
 	/* lets the tree's lockdep checks see m->lock as its lock */
@@ -259,10 +257,10 @@ static void pidx_maple_destroy(struct pidx_index *idx)
 {
 	struct pidx_maple *m = to_pidx_maple(idx);
 
-	spin_lock(&m->lock);
+	mutex_lock(&m->lock);
 	/* in RCU mode the nodes go back to their cache from one RCU callback */
 	__mt_destroy(&m->mt);
-	spin_unlock(&m->lock);
+	mutex_unlock(&m->lock);
 	/* ... and so do those that writes replaced: the contract is all freed */
 	rcu_barrier();
 	pidx_mem_uncharge(sizeof(*m));
@@ -301,7 +299,7 @@ static int pidx_mt_store(struct pidx_maple *m, unsigned long pid, void *entry,
 {
 	MA_STATE(mas, &m->mt, pid, pid);
 
-	return mas_store_gfp(&mas, entry, pidx_mt_gfp(gfp));
+	return mas_store_gfp(&mas, entry, gfp);
 }
 
 static int pidx_maple_alloc(struct pidx_index *idx, gfp_t gfp)
@@ -311,7 +309,7 @@ static int pidx_maple_alloc(struct pidx_index *idx, gfp_t gfp)
 	long pid;
 	int ret;
 
-	spin_lock(&m->lock);
+	mutex_lock(&m->lock);
 	floor = pidx_alloc_floor(m->cursor);
 	start = max(m->cursor, floor);
 	pid = pidx_mt_first_free(m, start);
@@ -330,7 +328,7 @@ static int pidx_maple_alloc(struct pidx_index *idx, gfp_t gfp)
 	m->count++;
 	ret = pid;
 unlock:
-	spin_unlock(&m->lock);
+	mutex_unlock(&m->lock);
 	return ret;
 }
 
@@ -342,7 +340,7 @@ static int pidx_maple_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
 
 	if (pid < 1 || pid >= m->pid_max)
 		return -EINVAL;
-	spin_lock(&m->lock);
+	mutex_lock(&m->lock);
 	pidx_mt_visits(m, pid, false);
 	if (mas_walk(&mas)) {
 		ret = -EEXIST;
@@ -352,7 +350,7 @@ static int pidx_maple_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
 	if (!ret)
 		m->count++;
 unlock:
-	spin_unlock(&m->lock);
+	mutex_unlock(&m->lock);
 	return ret;
 }
 
@@ -370,18 +368,21 @@ static int pidx_maple_remove(struct pidx_index *idx, u32 pid)
 	struct pidx_maple *m = to_pidx_maple(idx);
 	int ret;
 
-	spin_lock(&m->lock);
+	mutex_lock(&m->lock);
 	pidx_mt_visits(m, pid, false);
 	if (mas_walk(&mas) != xa_mk_value(pid)) {
 		ret = -ENOENT;
 		goto unlock;
 	}
-	/* mas_erase() would retry a failed allocation with GFP_KERNEL */
-	ret = pidx_mt_store(m, pid, NULL, GFP_ATOMIC);
+	/*
+	 * RCU mode copies the leaf: a removal allocates, and must not fail
+	 * (pidx.h).  mas_erase() would do the same with plain GFP_KERNEL.
+	 */
+	ret = pidx_mt_store(m, pid, NULL, GFP_KERNEL | __GFP_NOFAIL);
 	if (!ret)
 		m->count--;
 unlock:
-	spin_unlock(&m->lock);
+	mutex_unlock(&m->lock);
 	return ret;
 }
 
@@ -553,7 +554,7 @@ static struct pidx_mt_walk pidx_mt_walk(struct pidx_maple *m, const char *via,
 	struct pidx_mt_walk w = { .m = m, .via = via, .per_node = per_node };
 	void *root;
 
-	spin_lock(&m->lock);
+	mutex_lock(&m->lock);
 	w.height = mt_height(&m->mt);
 	root = rcu_dereference_protected(m->mt.ma_root,
 					 lockdep_is_held(&m->lock));
@@ -570,7 +571,7 @@ static struct pidx_mt_walk pidx_mt_walk(struct pidx_maple *m, const char *via,
 				 w.entries);
 	if (m->cursor > m->pid_max)
 		pidx_mt_complain(&w, "cursor beyond pid_max", m->cursor);
-	spin_unlock(&m->lock);
+	mutex_unlock(&m->lock);
 	return w;
 }
 
@@ -581,13 +582,13 @@ static unsigned int pidx_mt_check_iter(struct pidx_maple *m)
 	struct pidx_mt_walk w = { .m = m, .via = "mas_for_each" };
 	void *entry;
 
-	spin_lock(&m->lock);
+	mutex_lock(&m->lock);
 	mas_for_each(&mas, entry, ULONG_MAX)
 		pidx_mt_walk_entry(&w, entry, mas.index, mas.last);
 	if (w.entries != m->count)
 		pidx_mt_complain(&w, "PIDs seen differ from those stored",
 				 w.entries);
-	spin_unlock(&m->lock);
+	mutex_unlock(&m->lock);
 	return w.bad;
 }
 

@@ -463,6 +463,53 @@ out:
 	bitmap_free(o.bits);
 }
 
+/*
+ * remove() of a present key returns 0, even while every allocation a
+ * removal makes fails; only an index that sets remove_may_fail may return
+ * -ENOMEM then, and must keep the key, stay consistent and remove it once
+ * memory is back (pidx.h).
+ */
+static void pidx_st_remove_present(struct pidx_st *st)
+{
+	const u32 pid_max = 4096, n = 2048;
+	unsigned int saved = READ_ONCE(pidx_fail_remove_alloc);
+	u32 k, bad = 0, refused = 0, kept = 0;
+	struct pidx_index *idx;
+	int ret;
+
+	idx = pidx_st_create(st, pid_max);
+	if (!idx)
+		return;
+	for (k = 1; k <= n; k++)
+		bad += !!st->ops->insert(idx, k, GFP_KERNEL);
+	CHECK_EQ(st, bad, 0, "inserts before the removals that failed");
+	bad = 0;
+	WRITE_ONCE(pidx_fail_remove_alloc, 1);
+	for (k = 2; k <= n; k += 2) {
+		ret = st->ops->remove(idx, k);
+		if (ret == -ENOMEM && st->ops->remove_may_fail) {
+			refused++;
+			kept += pidx_st_lookup(st, idx, k);
+		} else if (ret) {
+			bad++;
+		}
+	}
+	WRITE_ONCE(pidx_fail_remove_alloc, saved);
+	CHECK_EQ(st, bad, 0, "removes of present keys, their allocations failing, that failed");
+	CHECK_EQ(st, kept, refused, "keys still present after their remove said -ENOMEM");
+	if (st->ops->remove_may_fail)
+		CHECK_EQ(st, refused > 0, true, "removes refused while their allocations failed");
+	CHECK_EQ(st, st->ops->verify(idx), 0, "verify after removes under failing allocations");
+	bad = 0;
+	for (k = 1; k <= n; k++)
+		if (pidx_st_lookup(st, idx, k) && st->ops->remove(idx, k))
+			bad++;
+	CHECK_EQ(st, bad, 0, "removes of present keys that failed");
+	CHECK_EQ(st, pidx_st_find_ge(st, idx, 0), -ENOENT, "empty after every key was removed");
+	CHECK_EQ(st, st->ops->verify(idx), 0, "verify after the removals");
+	st->ops->destroy(idx);
+}
+
 unsigned int pidx_selftest_index(const struct pidx_ops *ops,
 				 struct pidx_log *log, unsigned int *checks)
 {
@@ -473,6 +520,7 @@ unsigned int pidx_selftest_index(const struct pidx_ops *ops,
 	pidx_st_random(&st, 1024, 20000);
 	pidx_st_random(&st, 65536, 100000);
 	pidx_st_concurrent(&st);
+	pidx_st_remove_present(&st);
 	CHECK_EQ(&st, atomic_long_read(&pidx_mem.bytes) - mem_before, 0,
 		 "bytes still allocated after destroy");
 	pidx_log_printf(log, "selftest %s: %u of %u checks passed\n", ops->name,
@@ -508,6 +556,7 @@ int pidx_selftest(void)
 	pidx_last_cmd = PIDX_CMD_SELFTEST;
 	pidx_last_rc = failed ? -EUCLEAN : 0;
 	pidx_last_why = failed ? "checks failed: see test_result" : "";
+	pidx_selftest_publish();
 	mutex_unlock(&pidx_cfg_lock);
 	mutex_unlock(&pidx_run_lock);
 	return failed ? -EUCLEAN : 0;

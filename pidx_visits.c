@@ -75,14 +75,21 @@ int pidx_mem_node(int setting, u32 key)
 	unsigned int n, nth;
 	int nid;
 
+	/*
+	 * A node that lost its memory (hot-remove) since the setting was
+	 * written would send the allocators to a node without a zonelist.
+	 */
+	if (setting >= 0)
+		return pidx_node_has_memory(setting) ? setting : NUMA_NO_NODE;
 	if (setting != PIDX_NODE_INTERLEAVE)
-		return setting;
-	n = num_online_nodes();
+		return NUMA_NO_NODE;
+	n = num_node_state(N_MEMORY);
 	if (n <= 1)
 		return NUMA_NO_NODE;
 	nth = (key >> 6) % n;
-	for_each_online_node(nid)
+	for_each_node_state(nid, N_MEMORY)
 		if (!nth--)
 			return nid;
+	/* a node went away since num_node_state() */
 	return NUMA_NO_NODE;
 }

@@ -8,11 +8,14 @@
 #
 # Usage: suite.sh [full|quick|matrix|smoke|debug|numa|only t_name...]
 #   full:  everything (the 2-vCPU boot)
-#   debug: all but the long dense-allocation and busy storms (debug kernel)
-#   quick: load, selftest, the workload matrix (the 1- and 4-vCPU boots)
-#   matrix: quick, plus bad input and load/unload cycles (other Debian kernels)
+#   debug: all but the long dense-allocation, busy and prefill storms (debug kernel)
+#   quick: load, selftest, the workload matrix, interleave on one node and
+#          every value of every setting (the 1- and 4-vCPU boots)
+#   matrix: load, selftest, the workload matrix, bad input and load/unload
+#          cycles (other Debian kernels)
 #   smoke: load and selftest (the DKMS-built module)
-#   numa:  load, selftest and NUMA placement (a guest with two nodes)
+#   numa:  load, selftest, NUMA placement, interleave and every value of
+#          every setting (a guest with two nodes)
 #   kcsan: load, selftest and the workload matrix with KCSAN reporting races
 #          in pidx's own code (the KCSAN debug kernel)
 
@@ -511,6 +514,342 @@ t_numa() {
 	expect "node any: run succeeds" ok "$(wr testcase run)"
 }
 
+# node=interleave on a one-node guest: accepted, runs as any and says so
+# (the prefill used to move itself to cpumask_of_node(NUMA_NO_NODE) and oops);
+# on two nodes it is recorded as interleave.
+t_node_interleave() {
+	nn=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)
+	set_all indexes=all workload=lookup cpus=all keys=1000 ops=200 repeat=1 pid_max=32768
+	expect "node interleave accepted" "ok interleave" "$(wr node interleave) $(cat $D/node)"
+	for mode in ipi kthread; do
+		set_all mode=$mode
+		expect "node interleave ($nn node(s), $mode): run succeeds" ok "$(wr testcase run)"
+		v=$(last_run_rows | awk -F, '$28 != "yes"' | wc -l)
+		expect "node interleave ($mode): every row verified" 0 "$v"
+	done
+	if [ "$nn" = 1 ]; then
+		expect "interleave on 1 node: the node column says any" any "$(col idr node)"
+		n=$(last_run_rows | grep -c 'numa=interleave on 1 node: ran as any')
+		expect "interleave on 1 node: every row's extra says it ran as any" "$(last_run_rows | wc -l)" "$n"
+		expect "interleave on 1 node: test_result says it ran as any" 1 \
+			"$(grep -c '^NUMA: node any (interleave on 1 node: ran as any)' $D/test_result)"
+	else
+		expect "interleave on $nn nodes: recorded as interleave" interleave "$(col idr node)"
+		expect "interleave on $nn nodes: no note in extra" 0 "$(last_run_rows | grep -c 'numa=')"
+	fi
+	set_all node=any mode=ipi keys=1024 ops=500
+}
+
+# test_result read over and over while selftests and resets replace and free
+# the log it shows: every read must be one whole text (a finished selftest's
+# log, the results, or "no results"), never a log being written or freed,
+# and none may wait behind the selftest.
+t_result_race() {
+	rm -f /tmp/rr.stop /tmp/rr.n
+	(
+		n=0 bad=0 slow=0
+		while [ ! -e /tmp/rr.stop ]; do
+			t0=$(now10)
+			out=$(cat $D/test_result)
+			[ $(($(now10) - t0)) -gt 100 ] && slow=$((slow + 1))
+			n=$((n + 1))
+			case $out in
+			*"checks passed: "*) ;;
+			"no results: write run to testcase"*) ;;
+			"pidx run "*) ;;
+			*)
+				bad=$((bad + 1))
+				[ $bad -le 3 ] && echo "$out" | head -n 2 | sed 's/^/  read: /'
+				;;
+			esac
+		done
+		echo "$n $bad $slow" >/tmp/rr.n
+	) &
+	bg=$!
+	expect "result race: selftest" ok "$(wr testcase selftest)"
+	# the second one frees the first one's log while it is being read
+	expect "result race: selftest again" ok "$(wr testcase selftest)"
+	expect "result race: reset right after the selftest" ok "$(wr testcase reset)"
+	i=0
+	while [ $i -lt 20 ]; do
+		wr testcase reset >/dev/null
+		i=$((i + 1))
+	done
+	touch /tmp/rr.stop
+	wait $bg
+	read -r n bad slow </tmp/rr.n
+	echo "result race: $n reads of test_result"
+	expect "result race: every read was one whole text ($n reads)" 0 "$bad"
+	expect "result race: no read waited 10 s behind a selftest" 0 "$slow"
+	expect "result race: after reset" "no results: write run to testcase" "$(cat $D/test_result)"
+}
+
+# A removal that cannot get memory (fail_remove_alloc, a test-only module
+# parameter, fails every Nth node allocation of a removal: ccskip's) must leave
+# the PID with its owner: the storm counts a failed operation and still
+# verifies, instead of losing the PID and reporting FAILED.
+t_remove_nomem() {
+	P=/sys/module/pidx/parameters/fail_remove_alloc
+	expect "remove fault hook present" yes "$([ -w $P ] && echo yes)"
+	echo 3 >$P
+	set_all indexes=all keys=4096 ops=500 repeat=1 pid_max=32768 cpus=all fork_window=16
+	for wl in delete mixed:40/20/40 fork; do
+		for mode in ipi kthread; do
+			set_all "workload=${wl%%:*}" "mode=$mode"
+			case $wl in mixed:*) set_all "mix=${wl#*:}" ;; esac
+			expect "remove fault $wl/$mode: run succeeds" ok "$(wr testcase run)"
+			for ix in $INDEXES; do
+				v=$(col "$ix" verified)
+				f=$(col "$ix" fails)
+				if [ -z "$v" ] && [ "$mode" = ipi ] && grep -q "^skipped: $ix:" $D/test_result; then
+					continue
+				elif [ "$v" != yes ]; then
+					fail "remove fault $wl/$mode $ix" "verified, saw '$v' ($(grep "^$ix " $D/test_result))"
+				elif [ "$ix" = ccskip ] && [ "${f:-0}" -eq 0 ]; then
+					fail "remove fault $wl/$mode ccskip" "failed removals counted in fails, saw '$f'"
+				else
+					pass "remove fault $wl/$mode $ix verified (fails $f)"
+				fi
+			done
+		done
+	done
+	echo 0 >$P
+	set_all workload=delete mode=kthread
+	expect "remove fault off: run succeeds" ok "$(wr testcase run)"
+	expect "remove fault off: ccskip delete has no fails" "yes 0" "$(col ccskip verified) $(col ccskip fails)"
+	set_all workload=lookup mix=90/5/5 mode=ipi keys=1024 fork_window=64
+}
+
+# setrun NAME=VALUE [WANT]: writes VALUE, which must be accepted and read back,
+# then runs; WANT is what the run answers (ok, or the error of a refusal,
+# which testcase must explain).  A run that succeeds has no FAILED row.
+setrun() {
+	k=${1%%=*}
+	v=${1#*=}
+	want=${2:-ok}
+	r=$(wr "$k" "$v")
+	back=$(cat "$D/$k")
+	if [ "$r" != ok ] || [ "$back" != "${READBACK:-$v}" ]; then
+		fail "settings: $k <- '$v'" "accepted and read back as '${READBACK:-$v}', saw $r and '$back'"
+		return
+	fi
+	[ "$want" = none ] && { pass "settings: $k <- '$v' accepted"; return; }
+	r=$(wr testcase run)
+	last=$(grep '^last:' $D/testcase)
+	if [ "$r" != "$want" ]; then
+		fail "settings: run with $k=$v" "$want, saw $r ($last)"
+	elif [ "$r" != ok ]; then
+		why=$(echo "$last" | cut -d' ' -f4-)
+		if [ -n "$why" ]; then
+			pass "settings: run with $k=$v refused with $r: $why"
+		else
+			fail "settings: run with $k=$v" "refused with a reason, saw '$last'"
+		fi
+	elif last_run_rows | grep -q ',FAILED,'; then
+		fail "settings: run with $k=$v" "no FAILED row, saw $(last_run_rows | grep ',FAILED,' | cut -d, -f2 | tr '\n' ' ')"
+	else
+		pass "settings: run with $k=$v ($(last_run_rows | wc -l) rows)"
+	fi
+}
+
+# Every accepted value of every setting, each followed by a short run (and a
+# selftest under the settings that shape the indexes), on whatever CPUs and
+# nodes the guest has: each write and run answers ok or a clear error.
+t_settings() {
+	nn=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)
+	base="indexes=all workload=lookup mix=90/5/5 keys=256 pid_max=32768 ops=32 mode=ipi cpus=all repeat=1 seed=1 fork_window=16 sl_p=4 sl_max_level=0 rb_level=0 trace_visits=0 node=any pmu=auto"
+	# shellcheck disable=SC2086 # words on purpose
+	set_all $base
+	for ix in all $(cut -f1 $D/available) idr,maple; do
+		case $ix in
+		all) READBACK=$(awk -F'\t' '$1 != "null" { printf "%s%s", sep, $1; sep = "," }' $D/available) ;;
+		idr,maple) grep -q '^maple' $D/available || continue; READBACK= ;;
+		*) READBACK= ;;
+		esac
+		setrun "indexes=$ix"
+	done
+	READBACK=
+	set_all indexes=all mode=kthread
+	for wl in lookup insert delete mixed fork iterate; do setrun workload=$wl; done
+	for mx in 100/0/0 0/100/0 0/0/100 0/50/50 90/5/5; do setrun mix=$mx; done
+	set_all workload=fork
+	for fw in 1 65536 16; do setrun fork_window=$fw; done
+	set_all workload=lookup mode=ipi
+	for m in kthread ipi; do
+		set_all workload=mixed
+		setrun mode=$m
+	done
+	set_all workload=lookup
+	set_all keys=100
+	setrun pid_max=301
+	set_all workload=insert
+	setrun keys=300 ENOSPC
+	set_all workload=lookup
+	setrun keys=300
+	setrun keys=1
+	set_all workload=delete keys=256
+	setrun ops=1
+	set_all workload=lookup keys=100
+	setrun pid_max=4194304
+	setrun keys=4194303 none
+	setrun keys=256
+	setrun pid_max=32768
+	setrun keys=32767
+	set_all keys=256 workload=delete ops=32
+	setrun keys=1 EINVAL
+	set_all keys=256 workload=lookup
+	setrun ops=10000000 none
+	setrun ops=2000
+	setrun ops=32
+	for c in all $(seq 0 $((NCPUS - 1))) "0-$((NCPUS - 1))"; do
+		case $c in
+		all) READBACK="0-$((NCPUS - 1))"; [ "$NCPUS" = 1 ] && READBACK=0 ;;
+		0-0) READBACK=0 ;;
+		*) READBACK= ;;
+		esac
+		setrun "cpus=$c"
+	done
+	READBACK=
+	set_all cpus=all
+	setrun repeat=1000 none
+	setrun repeat=3
+	setrun repeat=1
+	setrun seed=0
+	setrun seed=18446744073709551615
+	READBACK=16
+	setrun seed=0x10
+	READBACK=
+	set_all seed=1 workload=mixed mix=50/25/25 mode=kthread
+	for p in 2 8 16 4; do setrun sl_p=$p; done
+	for l in 1 16 8 0; do setrun sl_max_level=$l; done
+	for l in 1 16 0; do setrun rb_level=$l; done
+	for t in 1 0; do setrun trace_visits=$t; done
+	for p in off sw auto; do setrun pmu=$p; done
+	for n in 0 1 interleave any; do
+		if [ "$n" = 1 ] && [ "$nn" -lt 2 ]; then
+			bad node 1 EINVAL
+			continue
+		fi
+		setrun node=$n
+	done
+	set_all workload=lookup mix=90/5/5 mode=ipi
+	# the settings that shape the indexes, all at once, under the selftest
+	other=1
+	[ "$nn" -lt 2 ] && other=0
+	set_all sl_p=16 sl_max_level=8 rb_level=1 seed=18446744073709551615 node=interleave
+	expect "settings: selftest with sl_p 16, sl_max_level 8, rb_level 1, seed max, node interleave" ok "$(wr testcase selftest)"
+	if [ "$nn" -ge 2 ]; then
+		set_all sl_p=2 sl_max_level=16 rb_level=16 seed=0 node=$other
+		expect "settings: selftest with sl_p 2, sl_max_level 16, rb_level 16, seed 0, node $other" ok "$(wr testcase selftest)"
+	fi
+	# shellcheck disable=SC2086
+	set_all $base
+	set_all keys=1024 ops=500
+}
+
+# The same with the kernel's own fault injection (the debug kernel's
+# failslab): the storm kthreads' allocations that cannot sleep fail.  A
+# removal must still succeed (maple allocates with __GFP_NOFAIL) or, in ccskip
+# (remove_may_fail), count as a failed operation: never a FAILED row.
+t_remove_failslab() {
+	F=/sys/kernel/debug/failslab
+	if [ ! -d $F ]; then
+		pass "remove under failslab: skipped, this kernel has no failslab"
+		return
+	fi
+	echo 0 >$F/verbose
+	echo Y >$F/task-filter
+	echo Y >$F/ignore-gfp-wait
+	echo 1 >$F/interval
+	echo 25 >$F/probability
+	for ix in maple ccskip; do
+		grep -q "^$ix" $D/available || continue
+		set_all indexes=$ix workload=delete mode=kthread cpus=all pid_max=131072 keys=65536 \
+			ops=$((32768 / NCPUS)) repeat=1
+		echo 100000000 >$F/times
+		(echo run >$D/testcase) 2>/dev/null &
+		bg=$!
+		# only the storm kthreads, not the prefill's (pidx-fill)
+		while kill -0 $bg 2>/dev/null; do
+			for p in $(ps | awk '$NF ~ /^\[pidx\/[0-9]+\]$/ { print $1 }'); do
+				echo 1 >/proc/"$p"/make-it-fail 2>/dev/null
+			done
+			sleep 0.1
+		done
+		wait $bg
+		injected=$((100000000 - $(cat $F/times)))
+		v=$(col "$ix" verified)
+		f=$(col "$ix" fails)
+		echo "remove under failslab: $ix: $injected allocations failed, verified $v, fails $f"
+		if [ "$injected" -eq 0 ]; then
+			fail "remove under failslab $ix" "some failed allocations in the storm, saw none (kthreads not marked in time)"
+		elif [ "$v" != yes ]; then
+			fail "remove under failslab $ix" "verified, saw '$v' ($(grep "^$ix " $D/test_result))"
+		elif [ "$ix" = maple ] && [ "$f" != 0 ]; then
+			fail "remove under failslab maple" "no failed removal (__GFP_NOFAIL), saw fails $f"
+		else
+			pass "remove under failslab $ix: verified, fails $f, $injected allocations failed"
+		fi
+	done
+	echo 0 >$F/probability
+	echo N >$F/task-filter
+	set_all indexes=all workload=lookup keys=1024 pid_max=32768 ops=500 mode=ipi
+}
+
+# uptime in tenths of a second
+now10() {
+	awk '{ printf "%d\n", $1 * 10 }' /proc/uptime
+}
+
+# A prefill of millions of keys outlasts the hung-task timeout under emulation:
+# the writer must wait where the detector does not report it (vm-run fails the
+# boot on "blocked for more than"), and a fatal signal must stop the prefill
+# early and leave nothing behind.
+t_prefill_long() {
+	ht=$(cat /proc/sys/kernel/hung_task_timeout_secs)
+	echo 5 >/proc/sys/kernel/hung_task_timeout_secs
+	set_all indexes=skiplist workload=lookup mode=kthread cpus=all pid_max=4194304 keys=3145728 ops=100 repeat=1
+	t0=$(now10)
+	expect "long prefill: run succeeds" ok "$(wr testcase run)"
+	t=$(($(now10) - t0))
+	echo "long prefill: skiplist, 3145728 keys: run took $((t / 10)).$((t % 10)) s"
+	# the detector reports a task blocked for one timeout within two
+	if [ "$t" -gt 100 ]; then
+		pass "long prefill outlasted twice the 5 s hung-task timeout ($((t / 10)) s)"
+	else
+		fail "long prefill" "a run over 10 s, so that the test means something, saw $((t / 10)) s"
+	fi
+	expect "long prefill: row verified" yes "$(col skiplist verified)"
+	runs=$(awk '/^runs:/ { print $2 }' $D/testcase)
+	rows=$(wc -l <$D/results.csv)
+	(echo run >$D/testcase) 2>/dev/null &
+	bg=$!
+	sleep 2
+	expect "killed prefill: the run was in flight" running "$(awk '/^state:/ { print $2 }' $D/testcase)"
+	t0=$(now10)
+	kill -9 $bg
+	while grep -q 'state: running' $D/testcase && [ $(($(now10) - t0)) -lt 600 ]; do
+		sleep 0.2
+	done
+	t=$(($(now10) - t0))
+	wait $bg 2>/dev/null
+	if [ "$t" -le 80 ]; then
+		pass "killed prefill: stopped $((t / 10)).$((t % 10)) s after kill -9"
+	else
+		fail "killed prefill" "stopped within 8 s of kill -9, saw $((t / 10)).$((t % 10)) s"
+	fi
+	expect "killed prefill: testcase says why" "run -4 a fatal signal stopped the run" \
+		"$(awk '/^last:/ { print $2, $3, $4, $5, $6, $7, $8, $9 }' $D/testcase | sed 's/:$//')"
+	expect "killed prefill: counted as a run" "$((runs + 1))" "$(awk '/^runs:/ { print $2 }' $D/testcase)"
+	expect "killed prefill: no rows added" "$rows" "$(wc -l <$D/results.csv)"
+	# shellcheck disable=SC2009 # busybox here has no pgrep
+	expect "killed prefill: no pidx-fill kthread left" 0 "$(ps | grep -c '[p]idx-fill')"
+	expect "killed prefill: index memory all freed" 0 "$(awk '/^bytes/ { print $2 }' $D/memory)"
+	set_all keys=1024 pid_max=32768 ops=500 mode=ipi indexes=all
+	expect "after a killed prefill: a run succeeds" ok "$(wr testcase run)"
+	echo "$ht" >/proc/sys/kernel/hung_task_timeout_secs
+}
+
 t_cycles() {
 	bad=0
 	i=0
@@ -554,19 +893,34 @@ full)
 	t_pmu
 	t_dense
 	t_busy
+	t_node_interleave
+	t_settings
+	t_result_race
+	t_remove_nomem
+	t_prefill_long
 	t_cycles
 	;;
 debug)
 	# KASAN and lockdep under emulation run ~10x slower: the long storms
-	# (t_dense, t_busy) stay in the stock-kernel pass
+	# (t_dense, t_busy, t_prefill_long) stay in the stock-kernel pass
 	t_lockref_loop
 	t_bad_input
 	t_visits
 	t_pmu
+	t_node_interleave
+	t_result_race
+	t_remove_nomem
+	t_remove_failslab
 	t_cycles
+	;;
+quick)
+	t_node_interleave
+	t_settings
 	;;
 numa)
 	t_numa
+	t_node_interleave
+	t_settings
 	;;
 matrix)
 	t_bad_input
