@@ -55,7 +55,7 @@ OPTIONAL_NUMBERS = ["visits_per_op", "visits_max", "lines_per_op",
                     "cache_refs_per_op", "cache_misses_per_op",
                     "llc_load_misses_per_op"]
 OPTIONAL_TEXT = {"pmu": "n/a", "node": "any", "cpu_nodes": "n/a",
-                 "mem_nodes": "n/a"}
+                 "mem_nodes": "n/a", "substrate": "kernel"}
 # CPU counter columns and their labels, in the order drawn
 PMU_COLUMNS = [("cycles_per_op", "cycles"),
                ("instructions_per_op", "instructions"),
