@@ -225,6 +225,8 @@ class Run:
                 s += f", {m['mem_mb']} MB"
         elif env == "native":
             s = f"native, {ncpu} CPUs"
+        elif env == "user":
+            s = f"user space (pidx-user), {ncpu} CPUs"
         else:
             s = f"env {env}"
         return s
