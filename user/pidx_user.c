@@ -723,7 +723,7 @@ static u64 clock_cost_milli(void)
 
 static void fill_config(struct pidx_result *res, const struct pidx_config *cfg)
 {
-	unsigned int cpu, n;
+	unsigned int cpu;
 	size_t len = 0;
 
 	res->workload = cfg->workload;
@@ -741,7 +741,6 @@ static void fill_config(struct pidx_result *res, const struct pidx_config *cfg)
 	for_each_cpu(cpu, &cfg->cpus)
 		len += snprintf(res->cpu_nodes + len, sizeof(res->cpu_nodes) - len,
 				"%s%u:0", len ? ";" : "", cpu);
-	(void)n;
 }
 
 static void fill_mem_nodes(struct pidx_result *res, struct pidx_storm *s)
