@@ -83,6 +83,9 @@ static const char *const cg_names[CG_NR] = {
 	"Ir", "Dr", "Dw", "D1mr", "D1mw", "DLmr", "DLmw", "Bc", "Bcm", "Bi", "Bim",
 };
 
+/* the process's CPUs before any thread was pinned, for --cachegrind's runs */
+static cpu_set_t start_affinity;
+
 struct opts {
 	struct pidx_config cfg;
 	const char *csv;
@@ -439,6 +442,9 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		die(2, "unexpected argument '%s'", argv[optind]);
 	if (o->cachegrind && cfg->trace_visits)
 		die(2, "--cachegrind counts untraced storms: no --trace-visits");
+	/* valgrind runs threads one at a time: spinning waits would be counted */
+	if (o->cachegrind && cpumask_weight(&cfg->cpus) != 1)
+		die(2, "--cachegrind counts one storm thread: give --cpus a single CPU");
 	if (o->cachegrind && cfg->ops < 2)
 		die(2, "--cachegrind needs --ops 2 or more (it runs ops/2 and ops)");
 }
@@ -949,6 +955,8 @@ static void cg_run(const struct opts *o, const struct pidx_ops *ops, u32 nops,
 	if (pid < 0)
 		die(1, "fork failed");
 	if (!pid) {
+		/* this thread is pinned to the first storm CPU: unpin the child */
+		sched_setaffinity(0, sizeof(start_affinity), &start_affinity);
 		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fd >= 0) {
 			dup2(fd, 1);
@@ -1148,6 +1156,8 @@ int main(int argc, char **argv)
 	u32 rep, slice, cap;
 	int ret = 0, bad = 0;
 
+	if (sched_getaffinity(0, sizeof(start_affinity), &start_affinity))
+		CPU_ZERO(&start_affinity);
 	kc_init();
 	rcu_register_thread();
 	parse_args(&o, argc, argv);
