@@ -911,13 +911,12 @@ static void cg_run(const struct opts *o, const struct pidx_ops *ops, u32 nops,
 	const char *valgrind = getenv("PIDX_VALGRIND");
 	char *argv[64], out[4200], log[4200], cpus[64], self[4096];
 	int argc = 0, status, fd;
-	ssize_t n;
 	pid_t pid;
 
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		die(1, "cannot find this program (/proc/self/exe)");
-	self[n] = 0;
+	/* this very program, even if a rebuild has replaced its file since */
+	snprintf(self, sizeof(self), "/proc/%d/exe", (int)getpid());
+	if (access(self, X_OK))
+		die(1, "cannot find this program (%s)", self);
 	snprintf(out, sizeof(out), "%s/cachegrind.%s.%u.out", dir, ops->name, nops);
 	snprintf(log, sizeof(log), "%s/cachegrind.%s.%u.log", dir, ops->name, nops);
 	cpulist(cpus, sizeof(cpus), &cfg->cpus);
