@@ -437,6 +437,7 @@ struct workqueue_struct *system_wq, *system_unbound_wq;
 static void *kc_wq_thread(void *arg)
 {
 	struct work_struct *w;
+	unsigned int instance;
 
 	rcu_register_thread();
 	kc_set_cpu(-1);
@@ -449,18 +450,20 @@ static void *kc_wq_thread(void *arg)
 		if (!kc_wq_head)
 			kc_wq_tail = &kc_wq_head;
 		w->state = KC_WORK_RUNNING;
+		instance = w->queued;
 		pthread_mutex_unlock(&kc_wq_lock);
 		w->func(w);
 		pthread_mutex_lock(&kc_wq_lock);
 		/* queued again while it ran: it is on the list once more */
 		if (w->state == KC_WORK_RUNNING)
 			w->state = KC_WORK_IDLE;
-		w->runs++;
+		w->done = instance;
 		pthread_cond_broadcast(&kc_wq_cond);
 	}
 	return NULL;
 }
 
+/* A pending work is queued once; one running may be queued again. */
 bool queue_work(struct workqueue_struct *wq, struct work_struct *work)
 {
 	pthread_t t;
@@ -475,6 +478,7 @@ bool queue_work(struct workqueue_struct *wq, struct work_struct *work)
 	}
 	if (work->state != KC_WORK_PENDING) {
 		work->state = KC_WORK_PENDING;
+		work->queued++;
 		work->next = NULL;
 		*kc_wq_tail = work;
 		kc_wq_tail = &work->next;
@@ -485,12 +489,15 @@ bool queue_work(struct workqueue_struct *wq, struct work_struct *work)
 	return queued;
 }
 
+/* Waits for the last instance queued before the call, as the kernel's does. */
 bool flush_work(struct work_struct *work)
 {
+	unsigned int target;
 	bool waited = false;
 
 	pthread_mutex_lock(&kc_wq_lock);
-	while (work->state != KC_WORK_IDLE) {
+	target = work->queued;
+	while ((int)(work->done - target) < 0) {
 		waited = true;
 		pthread_cond_wait(&kc_wq_cond, &kc_wq_lock);
 	}
@@ -513,11 +520,15 @@ bool cancel_work_sync(struct work_struct *work)
 				break;
 			}
 		}
-		work->state = KC_WORK_IDLE;
+		/* the dropped instance counts as done; a running one is waited for */
+		work->state = work->done + 1 == work->queued ? KC_WORK_IDLE : KC_WORK_RUNNING;
+		if (work->state == KC_WORK_IDLE)
+			work->done = work->queued;
 		pending = true;
 	}
 	while (work->state == KC_WORK_RUNNING)
 		pthread_cond_wait(&kc_wq_cond, &kc_wq_lock);
+	work->done = work->queued;
 	pthread_mutex_unlock(&kc_wq_lock);
 	return pending;
 }

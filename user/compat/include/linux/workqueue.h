@@ -14,7 +14,8 @@ struct work_struct {
 	work_func_t func;
 	struct work_struct *next;
 	int state;		/* kcompat.c: idle, pending, running */
-	unsigned int runs;	/* completed runs, for flush_work() */
+	unsigned int queued;	/* instances queued (a pending one absorbs more) */
+	unsigned int done;	/* the last instance whose run has ended */
 };
 
 struct workqueue_struct;
@@ -22,7 +23,7 @@ extern struct workqueue_struct *system_wq;
 extern struct workqueue_struct *system_unbound_wq;
 
 #define INIT_WORK(w, f) do { (w)->func = (f); (w)->next = NULL;	\
-	(w)->state = 0; (w)->runs = 0; } while (0)
+	(w)->state = 0; (w)->queued = 0; (w)->done = 0; } while (0)
 bool queue_work(struct workqueue_struct *wq, struct work_struct *work);
 bool flush_work(struct work_struct *work);
 bool cancel_work_sync(struct work_struct *work);
