@@ -6,7 +6,7 @@
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 
-.PHONY: all module clean install help check check-debug check-matrix bench
+.PHONY: all module clean install help check check-debug check-matrix bench user
 
 # Without headers, one line that says what to do, instead of Kbuild's errors.
 ifneq ($(filter all module install,$(or $(MAKECMDGOALS),all)),)
@@ -23,9 +23,14 @@ module:
 clean:
 	@if [ -f "$(KDIR)/Makefile" ]; then $(MAKE) -C "$(KDIR)" M="$(CURDIR)" clean; \
 	else rm -f ./*.o ./*.ko ./*.mod ./*.mod.c ./.*.cmd Module.symvers modules.order; fi
+	@$(MAKE) -s -C user clean
 
 install:
 	$(MAKE) -C "$(KDIR)" M="$(CURDIR)" modules_install
+
+# The index files built natively with the kernel's own lib/ files: user/pidx-user.
+user:
+	$(MAKE) -C user KDIR="$(KDIR)"
 
 # The test suite: every check, ends with "N passed, N failed".
 check:
@@ -52,4 +57,5 @@ help:
 	@echo "  make check-debug the guest tests again under the KASAN/lockdep and KCSAN kernels (built once)"
 	@echo "  make check-matrix build + guest suite on Debian 11/12/13 stock kernels (root; chroots cached)"
 	@echo "  make bench      benchmark sweep and plots (FULL=1 for the full sweep); see scripts/bench.sh --help"
+	@echo "  make user       user/pidx-user: the index files and the kernel's lib/ built natively"
 	@echo "variables: KDIR=<headers dir>  KVER=<kernel release>  W=1  C=1"

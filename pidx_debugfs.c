@@ -712,7 +712,7 @@ static int pidx_csv_show(struct seq_file *m, void *v)
 	char node[16];
 
 	if (v == &pidx_results) {
-		seq_puts(m, "run,index,workload,mode,mix,cpus,ncpus,keys,ops,pid_max,seed,repeat,total_ops,fails,errors,elapsed_ns,ns_per_op,mops,cpu_nsop_min,cpu_nsop_max,p50_ns,p90_ns,p99_ns,max_ns,clock_ns,mem_bytes,bytes_per_key,verified,extra,trace_visits,visits_per_op,visits_max,lines_per_op,lines_max,pmu,cycles_per_op,instructions_per_op,cache_refs_per_op,cache_misses_per_op,llc_load_misses_per_op,node,cpu_nodes,mem_nodes\n");
+		seq_puts(m, "run,index,workload,mode,mix,cpus,ncpus,keys,ops,pid_max,seed,repeat,total_ops,fails,errors,elapsed_ns,ns_per_op,mops,cpu_nsop_min,cpu_nsop_max,p50_ns,p90_ns,p99_ns,max_ns,clock_ns,mem_bytes,bytes_per_key,verified,extra,trace_visits,visits_per_op,visits_max,lines_per_op,lines_max,pmu,cycles_per_op,instructions_per_op,cache_refs_per_op,cache_misses_per_op,llc_load_misses_per_op,node,cpu_nodes,mem_nodes,substrate\n");
 		return 0;
 	}
 	r = list_entry(v, struct pidx_result, node);
@@ -738,7 +738,8 @@ static int pidx_csv_show(struct seq_file *m, void *v)
 	seq_puts(m, pidx_pmu_mode_names[r->pmu]);
 	pidx_show_pmu(m, r, ',');
 	pidx_node_name(node, sizeof(node), r->numa_node);
-	seq_printf(m, ",%s,%s,%s\n", node, r->cpu_nodes, r->mem_nodes);
+	/* substrate: user/pidx-user writes "user" rows */
+	seq_printf(m, ",%s,%s,%s,kernel\n", node, r->cpu_nodes, r->mem_nodes);
 	return 0;
 }
 

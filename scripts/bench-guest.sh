@@ -59,6 +59,10 @@ to $OUT.  Every option has an environment equivalent (in brackets).
   --out DIR           where results.csv and guest-info go [OUT]
   --ko PATH           module to insmod when pidx is not loaded
                       [PIDX_KO=/pidx/pidx.ko]
+  --user PATH         run the sweep with user/pidx-user at PATH instead of
+                      the module: the same plan in kthread mode only (user
+                      space has no IPIs), no numa sweep; rows say
+                      substrate=user [PIDX_USER]
   --slowdown N        time factor for the estimate: 1 native or KVM, about
                       10 under QEMU TCG [SLOWDOWN; guessed from dmesg]
   --dry-run           print the plan and the estimate, touch nothing
@@ -80,6 +84,7 @@ die() { echo "$PROG: error: $1" >&2; exit "${2:-1}"; }
 errors=0
 D=${PIDX_DEBUGFS:-/sys/kernel/debug/pidx}
 PIDX_KO=${PIDX_KO:-/pidx/pidx.ko}
+PIDX_USER=${PIDX_USER:-}
 FULL=${FULL:-0}
 INDEXES=${INDEXES:-auto}
 WORKLOADS=${WORKLOADS:-lookup,insert,delete,mixed:90/5/5,mixed:50/25/25,fork,iterate}
@@ -117,6 +122,7 @@ while [ $# -gt 0 ]; do
 	--numa) need_arg "$@"; NUMA=$2; shift ;;
 	--out) need_arg "$@"; OUT=$2; shift ;;
 	--ko) need_arg "$@"; PIDX_KO=$2; shift ;;
+	--user) need_arg "$@"; PIDX_USER=$2; shift ;;
 	--slowdown) need_arg "$@"; SLOWDOWN=$2; shift ;;
 	--online) need_arg "$@"; ONLINE_N=$2; shift ;;
 	--dry-run) DRY=1 ;;
@@ -196,6 +202,15 @@ is_uint "$SEED" || die "--seed '$SEED' is not a number" 2
 KEYS_L=$(num_list "$KEYS") || exit 2
 SWEEP_K=$(to_num "$CPU_SWEEP_KEYS") || die "--cpu-sweep-keys '$CPU_SWEEP_KEYS' is not a number" 2
 MODES_L=$(echo "$MODES" | tr ',' ' ')
+# pidx-user has the kthread mode only: threads, no on_each_cpu()
+if [ -n "$PIDX_USER" ]; then
+	case " $MODES_L " in
+	*" kthread "*) ;;
+	*) die "--user runs kthread storms only; --modes '$MODES' has none" 2 ;;
+	esac
+	MODES_L=kthread
+	NUMA=no
+fi
 [ -n "$MODES_L" ] || die "empty --modes" 2
 for m in $MODES_L; do
 	case $m in ipi | kthread) ;; *) die "unknown mode '$m' (ipi, kthread)" 2 ;; esac
@@ -322,7 +337,9 @@ cost_ms() { # NCPUS KEYS
 }
 
 # the index list to write
-if [ "$INDEXES" = auto ]; then
+if [ "$INDEXES" = auto ] && [ -n "$PIDX_USER" ]; then
+	IDX_W=$("$PIDX_USER" --list 2>/dev/null | awk '{ printf "%s%s", sep, $1; sep = "," }')
+elif [ "$INDEXES" = auto ]; then
 	IDX_W=
 	if [ -r "$D/available" ]; then
 		IDX_W=$(awk '/^[ \t]*(#|$)/ { next }
@@ -406,18 +423,21 @@ mkdir -p "$OUT" || die "cannot create $OUT"
 	fi
 } >"$OUT/guest-info" 2>/dev/null || err "cannot write $OUT/guest-info"
 
-if [ ! -d "$D" ]; then
+if [ -n "$PIDX_USER" ]; then
+	[ -x "$PIDX_USER" ] || die "--user $PIDX_USER: no such program (make user)"
+	: "${IDX_W:=all}"
+elif [ ! -d "$D" ]; then
 	dbg=${D%/pidx}
 	if ! grep -q " $dbg debugfs " /proc/mounts 2>/dev/null; then
 		mount -t debugfs debugfs "$dbg" 2>/dev/null || say "warning: cannot mount debugfs on $dbg"
 	fi
 fi
-if [ ! -d "$D" ] && [ ! -d /sys/module/pidx ]; then
+if [ -z "$PIDX_USER" ] && [ ! -d "$D" ] && [ ! -d /sys/module/pidx ]; then
 	[ -r "$PIDX_KO" ] || die "pidx is not loaded and $PIDX_KO is missing (set PIDX_KO or --ko)"
 	say "insmod $PIDX_KO"
 	insmod "$PIDX_KO" || die "insmod $PIDX_KO failed"
 fi
-[ -d "$D" ] || die "$D missing after loading pidx (debugfs mounted?)"
+[ -n "$PIDX_USER" ] || [ -d "$D" ] || die "$D missing after loading pidx (debugfs mounted?)"
 
 # the index list again now that `available` is readable
 if [ "$INDEXES" = auto ] && [ -z "$IDX_W" ]; then
@@ -445,16 +465,37 @@ sweep_conf >"$OUT/sweep.conf" 2>/dev/null || err "cannot write $OUT/sweep.conf"
 T0=$(date +%s)
 [ -n "${PIDX_ACCEL:-}" ] && say "in the VM, progress goes to $OUT/progress.log (returned with the results)"
 
-wr testcase reset
-wr indexes "$IDX_W"
-wr repeat "$REPEAT"
-wr seed "$SEED"
-for s in $PIDX_SET; do
-	case $s in
-	*=*) wr "${s%%=*}" "${s#*=}" ;;
-	*) err "--set '$s' is not NAME=VALUE" ;;
-	esac
-done
+# pidx-user takes the settings as options: the same names, dashes for _
+USER_SET=
+if [ -n "$PIDX_USER" ]; then
+	rm -f "$OUT/results.csv"
+	for s in $PIDX_SET; do
+		case $s in
+		*=*) USER_SET="$USER_SET --$(echo "${s%%=*}" | tr _ -)=${s#*=}" ;;
+		*) err "--set '$s' is not NAME=VALUE" ;;
+		esac
+	done
+else
+	wr testcase reset
+	wr indexes "$IDX_W"
+	wr repeat "$REPEAT"
+	wr seed "$SEED"
+	for s in $PIDX_SET; do
+		case $s in
+		*=*) wr "${s%%=*}" "${s#*=}" ;;
+		*) err "--set '$s' is not NAME=VALUE" ;;
+		esac
+	done
+fi
+
+# one configuration through pidx-user: its rows go to $OUT/results.csv
+user_run() { # OPS WORKLOAD MIX CPUS KEYS PID_MAX EXTRA
+	# shellcheck disable=SC2086 # USER_SET is a list of options
+	"$PIDX_USER" --quiet --csv "$OUT/results.csv" --run "$((done_n + 1))" \
+		--indexes "$IDX_W" --repeat "$REPEAT" --seed "$SEED" --ops "$1" \
+		--workload "$2" ${3:+--mix "$3"} --cpus "$4" --keys "$5" --pid-max "$6" \
+		${7:+--trace-visits} $USER_SET >>"$OUT/pidx-user.log" 2>&1
+}
 
 # ---------------------------------------------------------------- sweep
 
@@ -498,49 +539,60 @@ while read -r mode n keys w extra <&3; do
 	fi
 
 	ok=1
-	if [ "$ops" -lt 1 ]; then
-		err "$w with $keys keys on $n CPUs: no room for a single operation"
-		ok=0
-	else
-		wr ops "$ops" || ok=0
-	fi
-	wr workload "$workload" || ok=0
-	if [ -n "$mix" ]; then
-		wr mix "$mix" || ok=0
-	fi
-	wr mode "$mode" || ok=0
-	wr cpus "$cpus" || ok=0
-	case $extra in
-	visits) wr trace_visits 1 || ok=0 ;;
-	node=*) wr node "${extra#node=}" || ok=0 ;;
-	esac
-	# keys must fit the PID space at every step: grow the space first,
-	# shrink it last
-	cur=$(tr -cd '0-9' 2>/dev/null <"$D/pid_max")
-	if is_uint "$cur" && [ "$pm" -lt "$cur" ]; then
-		wr keys "$keys" || ok=0
-		wr pid_max "$pm" || ok=0
-	else
-		wr pid_max "$pm" || ok=0
-		wr keys "$keys" || ok=0
-	fi
-	if [ "$ok" = 1 ]; then
-		if ! printf 'run\n' 2>/dev/null >"$D/testcase"; then
-			err "writing 'run' to $D/testcase failed: workload=$w mode=$mode cpus=$cpus keys=$keys pid_max=$pm ($(head -n 3 "$D/testcase" 2>/dev/null | tr '\n' ' '))"
+	if [ -n "$PIDX_USER" ]; then
+		if [ "$ops" -lt 1 ]; then
+			err "$w with $keys keys on $n CPUs: no room for a single operation"
+			ok=0
+		elif ! user_run "$ops" "$workload" "$mix" "$cpus" "$keys" "$pm" \
+			"$([ "$extra" = visits ] && echo 1)"; then
+			err "pidx-user failed: workload=$w cpus=$cpus keys=$keys pid_max=$pm (see $OUT/pidx-user.log)"
 			ok=0
 		fi
-		# should `run` ever return before the storms end, wait for them
-		while grep -q '^state: running' "$D/testcase" 2>/dev/null; do
-			sleep 1
-		done
 	else
-		err "skipped the run of workload=$w mode=$mode cpus=$n keys=$keys: a setting was refused"
+		if [ "$ops" -lt 1 ]; then
+			err "$w with $keys keys on $n CPUs: no room for a single operation"
+			ok=0
+		else
+			wr ops "$ops" || ok=0
+		fi
+		wr workload "$workload" || ok=0
+		if [ -n "$mix" ]; then
+			wr mix "$mix" || ok=0
+		fi
+		wr mode "$mode" || ok=0
+		wr cpus "$cpus" || ok=0
+		case $extra in
+		visits) wr trace_visits 1 || ok=0 ;;
+		node=*) wr node "${extra#node=}" || ok=0 ;;
+		esac
+		# keys must fit the PID space at every step: grow the space first,
+		# shrink it last
+		cur=$(tr -cd '0-9' 2>/dev/null <"$D/pid_max")
+		if is_uint "$cur" && [ "$pm" -lt "$cur" ]; then
+			wr keys "$keys" || ok=0
+			wr pid_max "$pm" || ok=0
+		else
+			wr pid_max "$pm" || ok=0
+			wr keys "$keys" || ok=0
+		fi
+		if [ "$ok" = 1 ]; then
+			if ! printf 'run\n' 2>/dev/null >"$D/testcase"; then
+				err "writing 'run' to $D/testcase failed: workload=$w mode=$mode cpus=$cpus keys=$keys pid_max=$pm ($(head -n 3 "$D/testcase" 2>/dev/null | tr '\n' ' '))"
+				ok=0
+			fi
+			# should `run` ever return before the storms end, wait for them
+			while grep -q '^state: running' "$D/testcase" 2>/dev/null; do
+				sleep 1
+			done
+		else
+			err "skipped the run of workload=$w mode=$mode cpus=$n keys=$keys: a setting was refused"
+		fi
+		case $extra in
+		visits) wr trace_visits 0 ;;
+		node=*) wr node any ;;
+		esac
 	fi
 	[ "$ok" = 1 ] || failed_cfgs="$failed_cfgs $w,$mode,cpus=$n,keys=$keys${extra:+,$extra};"
-	case $extra in
-	visits) wr trace_visits 0 ;;
-	node=*) wr node any ;;
-	esac
 
 	done_n=$((done_n + 1))
 	done_ms=$((done_ms + $(cost_ms "$n" "$keys")))
@@ -566,7 +618,15 @@ exec 3<&-
 
 # -------------------------------------------------------------- results
 
-if cat "$D/results.csv" >"$OUT/results.csv"; then
+if [ -n "$PIDX_USER" ] && [ -s "$OUT/results.csv" ]; then
+	rows=$(($(grep -c . "$OUT/results.csv") - 1))
+	say "wrote $OUT/results.csv ($rows rows, substrate=user)"
+	bad=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "verified") c = i; next }
+		c && $c == "FAILED" { n++ } END { print n + 0 }' "$OUT/results.csv")
+	[ "$bad" -gt 0 ] && say "warning: $bad row(s) have verified=FAILED"
+elif [ -n "$PIDX_USER" ]; then
+	err "pidx-user wrote no $OUT/results.csv"
+elif cat "$D/results.csv" >"$OUT/results.csv"; then
 	rows=$(($(grep -c . "$OUT/results.csv") - 1))
 	say "wrote $OUT/results.csv ($rows rows)"
 	bad=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "verified") c = i; next }
@@ -575,8 +635,12 @@ if cat "$D/results.csv" >"$OUT/results.csv"; then
 else
 	err "cannot copy $D/results.csv to $OUT/results.csv"
 fi
-for f in available memory test_result; do
-	cat "$D/$f" >"$OUT/$f.txt" 2>/dev/null || rm -f "$OUT/$f.txt"
-done
+if [ -n "$PIDX_USER" ]; then
+	"$PIDX_USER" --list >"$OUT/available.txt" 2>/dev/null || rm -f "$OUT/available.txt"
+else
+	for f in available memory test_result; do
+		cat "$D/$f" >"$OUT/$f.txt" 2>/dev/null || rm -f "$OUT/$f.txt"
+	done
+fi
 say "done in $(($(date +%s) - T0))s; $errors error(s)${failed_cfgs:+; failed:$failed_cfgs}"
 [ "$errors" -eq 0 ]

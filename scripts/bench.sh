@@ -57,6 +57,10 @@ interleaved repeats, in one `run`):
 Where:
   --native            run natively, fail if this kernel cannot load pidx.ko
   --vm                run under QEMU even if native would work
+  --user              run the sweep in user space with user/pidx-user (built
+                      with make user): the index files and the kernel's
+                      lib/ files natively, the same plan in kthread mode only
+                      (no IPIs, no numa sweep), rows with substrate=user
   --smp N             VM vCPUs [SMP]; default the host's core count (nproc)
   --mem MB            VM memory [MEM]; default 2048, 4096 with --full
   --accel A           VM accelerator auto|tcg|kvm [ACCEL=auto]
@@ -127,6 +131,7 @@ while [ $# -gt 0 ]; do
 	--numa) needarg "$@"; NUMA=$2; shift ;;
 	--native) force=native ;;
 	--vm) force=vm ;;
+	--user) force=user ;;
 	--smp) needarg "$@"; SMP=$2; shift ;;
 	--mem) needarg "$@"; MEM=$2; shift ;;
 	--accel) needarg "$@"; ACCEL=$2; shift ;;
@@ -180,6 +185,9 @@ env=
 why=
 if [ "$force" = vm ]; then
 	env=vm why="requested with --vm"
+elif [ "$force" = user ]; then
+	env=user why="requested with --user: user/pidx-user, the index files built natively (README: User-space build)"
+	gargs+=(--user "$REPO/user/pidx-user")
 else
 	blockers=$(native_blockers)
 	if [ -z "$blockers" ]; then
@@ -195,7 +203,7 @@ fi
 
 estimate() { # ENV: runs the guest script's planner on this host
 	local online slow
-	if [ "$1" = native ]; then
+	if [ "$1" = native ] || [ "$1" = user ]; then
 		online=$(nproc) slow=1
 	else
 		online=$SMP
@@ -246,6 +254,11 @@ fi
 
 ensure_pkgs make gcc kmod python3-matplotlib
 ko=$REPO/pidx.ko
+if [ "$env" = user ]; then
+	ensure_pkgs liburcu-dev linux-source-6.1 xz-utils linux-headers-cloud-amd64
+	info "building user/pidx-user"
+	make -C "$REPO" user >&2 || die "building user/pidx-user failed"
+fi
 if [ "$env" = native ]; then
 	info "building pidx.ko for $(uname -r)"
 	if ! make -C "$REPO" >&2; then
@@ -287,7 +300,7 @@ info "results in $OUTDIR"
 est_s=$(conf_get estimate_s "$tmp/est")
 start=$(date +%s)
 rc=0
-if [ "$env" = native ]; then
+if [ "$env" = native ] || [ "$env" = user ]; then
 	# the guest script's progress goes to the terminal and to bench.log
 	OUT=$OUTDIR PIDX_KO=$ko sh "$GUEST" --out "$OUTDIR" --slowdown 1 \
 		"${gargs[@]}" 2> >(tee "$OUTDIR/bench.log" >&2) || rc=$?
@@ -329,6 +342,7 @@ sweep=$OUTDIR/sweep.conf
 	echo "kernel=$(first "$(conf_get kernel "$gi")" "$([ "$env" = native ] && uname -r)" "$RELEASE" unknown)"
 	echo "env=$env"
 	echo "accel=$accel"
+	echo "substrate=$([ "$env" = user ] && echo user || echo kernel)"
 	echo "why=$why"
 	echo "cpu_model=$(first "$(conf_get cpu_model "$gi")" "$host_cpu")"
 	echo "host_cpu_model=$host_cpu"

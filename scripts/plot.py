@@ -55,7 +55,7 @@ OPTIONAL_NUMBERS = ["visits_per_op", "visits_max", "lines_per_op",
                     "cache_refs_per_op", "cache_misses_per_op",
                     "llc_load_misses_per_op"]
 OPTIONAL_TEXT = {"pmu": "n/a", "node": "any", "cpu_nodes": "n/a",
-                 "mem_nodes": "n/a"}
+                 "mem_nodes": "n/a", "substrate": "kernel"}
 # CPU counter columns and their labels, in the order drawn
 PMU_COLUMNS = [("cycles_per_op", "cycles"),
                ("instructions_per_op", "instructions"),
@@ -225,6 +225,8 @@ class Run:
                 s += f", {m['mem_mb']} MB"
         elif env == "native":
             s = f"native, {ncpu} CPUs"
+        elif env == "user":
+            s = f"user space (pidx-user), {ncpu} CPUs"
         else:
             s = f"env {env}"
         return s
@@ -1147,10 +1149,12 @@ def plot_pmu(runs, sty, out, written):
     handles = [mpatches.Patch(color=sty.colors[n], label=n) for n in names]
     handles += sty.legend_handles([], has_null)
     pmu_txt = "/".join(sorted({r["pmu"] for r in rows}))
+    # pidx-user --cachegrind: valgrind's model, the storm's difference of two runs
+    where = ("cachegrind's cache model, per op of the storm" if pmu_txt == "cachegrind"
+             else "kernel only, counted around each CPU's storm")
     finish_figure(fig, runs, "CPU counters per operation, lookup",
                   f"pmu={pmu_txt}, mode {mode}, {ncpus} "
-                  f"CPU{'s' if ncpus != 1 else ''}; kernel only, counted "
-                  f"around each CPU's storm; bars: median over "
+                  f"CPU{'s' if ncpus != 1 else ''}; {where}; bars: median over "
                   + repeats_text(counts).replace("median of ", "")
                   .replace("bars", "whiskers"),
                   handles, os.path.join(out, f"{prefix(runs)}pmu"),
