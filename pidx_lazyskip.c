@@ -327,6 +327,7 @@ static int lz_find(struct lz *lz, u32 key, unsigned int levels,
 
 	pidx_visit_node(x, sizeof(*x));
 	for (lvl = levels - 1; lvl >= 0; lvl--) {
+		pidx_race_delay();
 		y = lz_next(x, lvl);
 		while (y && y != stop && lz_visit_key(y) < key) {
 			x = y;
@@ -368,6 +369,7 @@ static void lz_link(struct lz *lz, struct lz_node *n)
 	int i, highest;
 	bool valid;
 
+	pidx_race_delay();
 	/* Raised first: a search that starts after the link sees every level. */
 	top = READ_ONCE(lz->top);
 	while (h > top && !try_cmpxchg(&lz->top, &top, h))
@@ -382,6 +384,7 @@ static void lz_link(struct lz *lz, struct lz_node *n)
 			succ = succs[i];
 			if (!i || pred != preds[i - 1])
 				lz_lock(pred);
+			pidx_race_delay();
 			highest = i;
 			/*
 			 * The claimed bit keeps @key itself out, but an
@@ -400,8 +403,10 @@ static void lz_link(struct lz *lz, struct lz_node *n)
 	for (i = 0; i < h; i++)
 		RCU_INIT_POINTER(n->next[i], succs[i]);
 	/* Bottom up, so no level ever holds @n without the levels below it. */
-	for (i = 0; i < h; i++)
+	for (i = 0; i < h; i++) {
 		rcu_assign_pointer(preds[i]->next[i], n);
+		pidx_race_delay();
+	}
 	lz_unlock_preds(preds, highest);
 	lz_unlock(n);
 
@@ -428,6 +433,7 @@ static struct lz_node *lz_unlink(struct lz *lz, u32 key)
 				return NULL;
 			victim = succs[found];
 			h = lz_height(victim);
+			pidx_race_delay();
 			/*
 			 * Waits for its insert to finish if it has not: the
 			 * levels it was missing then fail the validation
@@ -446,6 +452,7 @@ static struct lz_node *lz_unlink(struct lz *lz, u32 key)
 			pred = preds[i];
 			if (!i || pred != preds[i - 1])
 				lz_lock(pred);
+			pidx_race_delay();
 			highest = i;
 			valid = !lz_marked(pred) && lz_locked_next(pred, i) == victim;
 		}
@@ -456,8 +463,10 @@ static struct lz_node *lz_unlink(struct lz *lz, u32 key)
 	}
 
 	/* Top down: no level holds it without the levels below it. */
-	for (i = h - 1; i >= 0; i--)
+	for (i = h - 1; i >= 0; i--) {
 		rcu_assign_pointer(preds[i]->next[i], lz_locked_next(victim, i));
+		pidx_race_delay();
+	}
 	lz_unlock_preds(preds, highest);
 	lz_unlock(victim);
 
