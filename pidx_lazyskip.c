@@ -423,11 +423,13 @@ static struct lz_node *lz_unlink(struct lz *lz, u32 key)
 {
 	struct lz_node *preds[LZ_MAX_LEVEL], *succs[LZ_MAX_LEVEL];
 	struct lz_node *victim = NULL, *pred;
-	int i, h = 0, found, highest;
+	int i, h = 1, found, highest;
+	unsigned int levels;
 	bool valid;
 
 	for (;;) {
-		found = lz_find(lz, key, lz_search_levels(lz, 1), preds, succs);
+		levels = lz_search_levels(lz, h);
+		found = lz_find(lz, key, levels, preds, succs);
 		if (!victim) {
 			if (found < 0)
 				return NULL;
@@ -445,6 +447,13 @@ static struct lz_node *lz_unlink(struct lz *lz, u32 key)
 				return NULL;
 			}
 			__set_bit(LZ_MARKED, &victim->word);
+			/*
+			 * A search that read top before that insert raised it
+			 * left preds[] above the old top unset: search all of
+			 * the victim's levels before locking any of them.
+			 */
+			if (levels < h)
+				continue;
 		}
 		valid = true;
 		highest = -1;
