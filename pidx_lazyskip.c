@@ -89,6 +89,8 @@
 #define LZ_CLASS_SIZE(cls)	(32U << (cls))
 /* verify() reports beyond this many only add to the count */
 #define LZ_REPORT_MAX		10
+/* searches of a full space that releases overlapped, before -ENOSPC anyway */
+#define LZ_CLAIM_PASSES		8
 
 /*
  * Bits of a node's word.  Once the node is published, the lock bit is taken
@@ -116,6 +118,8 @@ struct lz_pcpu {
 	long nr;
 	long bytes;
 	unsigned long retries;	/* validations that failed */
+	/* releases begun plus ended here: odd during one (lz_claim_any()) */
+	unsigned long releases;
 	long hist[LZ_MAX_LEVEL + 1];
 };
 
@@ -507,16 +511,25 @@ static bool lz_claim(struct lz *lz, u32 k)
 	return true;
 }
 
-/* After the last unlink: an allocator that claims @k never meets the old node. */
+/*
+ * After the last unlink: an allocator that claims @k never meets the old
+ * node.  Interrupts off, so this CPU's releases never overlap.
+ */
 static void lz_release(struct lz *lz, u32 k)
 {
+	unsigned long *releases = &this_cpu_ptr(lz->pcpu)->releases;
 	unsigned int w = k / BITS_PER_LONG;
 
+	/* odd before the bit is free: the unlock orders the two */
+	WRITE_ONCE(*releases, *releases + 1);
 	clear_bit_unlock(k, lz->map);
 	/* freed bit before the look at the full bit */
 	smp_mb__after_atomic();
 	if (test_bit(w, lz->full))
 		clear_bit(w, lz->full);
+	/* both bits settled before the count is even again */
+	smp_wmb();
+	WRITE_ONCE(*releases, *releases + 1);
 }
 
 /* The first number in [@k, @end) that looks free, or @end. */
@@ -553,6 +566,50 @@ static int lz_claim_from(struct lz *lz, u32 k)
 			return k;
 		/* another writer got it first: its number is not free */
 		k++;
+	}
+}
+
+/* The sum of the per-CPU release counts; @busy: one is under way. */
+static unsigned long lz_releases(struct lz *lz, bool *busy)
+{
+	unsigned long sum = 0, r;
+	unsigned int cpu;
+
+	*busy = false;
+	for_each_possible_cpu(cpu) {
+		r = READ_ONCE(per_cpu_ptr(lz->pcpu, cpu)->releases);
+		*busy |= r & 1;
+		sum += r;
+	}
+	return sum;
+}
+
+/*
+ * Claim the first free number in [@floor, pid_max).  -ENOSPC only from a
+ * pass during which no release began or ended, as a seqcount reader would
+ * check, per CPU: a lockless pass can otherwise miss every free number, each
+ * freed behind it while the one ahead was taken, and report a full space
+ * that never was.  With no release, the free numbers only shrank while the
+ * pass ran, so the space was full when it ended.  Bounded, as interrupts are
+ * off: a pass that keeps meeting releases has others making progress.
+ */
+static int lz_claim_any(struct lz *lz, u32 floor)
+{
+	unsigned long before;
+	int pid, pass;
+	bool busy;
+
+	for (pass = 0;; pass++) {
+		before = lz_releases(lz, &busy);
+		/* the counts before the bitmap: pairs with lz_release() */
+		smp_rmb();
+		pid = lz_claim_from(lz, floor);
+		if (pid >= 0 || pass == LZ_CLAIM_PASSES)
+			return pid;
+		/* the bitmap before the counts again */
+		smp_rmb();
+		if (!busy && lz_releases(lz, &busy) == before)
+			return pid;
 	}
 }
 
@@ -742,9 +799,11 @@ static int lz_alloc(struct pidx_index *idx, gfp_t gfp)
 	local_irq_save(flags);
 	rcu_read_lock();
 	pid = lz_claim_from(lz, start);
-	if (pid < 0 && start > floor) {
-		pid = lz_claim_from(lz, floor);
-		lap++;
+	if (pid < 0) {
+		/* from the floor: a new lap unless the first pass began there */
+		if (start > floor)
+			lap++;
+		pid = lz_claim_any(lz, floor);
 	}
 	if (pid >= 0) {
 		lz_rekey(n, pid);
