@@ -1514,14 +1514,18 @@ out_wcpus:
 }
 
 /*
- * The index grown and shrunk across its resize thresholds a few times by one
- * writer while readers on every CPU check stable keys; where describe()
- * reports "resizes=" (hash), each half cycle must have resized.
+ * The index grown and shrunk across its resize thresholds by one writer, two
+ * cycles and more while time is left, as readers on every CPU check stable
+ * keys; where describe() reports "resizes=" (hash), each half cycle must
+ * have resized: hash grows its 64 buckets past 1024 keys and shrinks them
+ * again below an eighth of a load.
  */
 #define ST_GROW_PID_MAX		8192
-#define ST_GROW_HIGH		4096
+#define ST_GROW_HIGH		1024
 #define ST_GROW_LOW		16
-#define ST_GROW_CYCLES		3
+#define ST_GROW_CYCLES		2
+#define ST_GROW_CYCLES_MAX	8
+#define ST_GROW_CYCLE_MS	1500
 #define ST_GROW_NSTABLE		64
 /* a bound for the readers, which the writer stops when it is done */
 #define ST_GROW_MS		60000
@@ -1588,6 +1592,7 @@ static void pidx_st_grow(struct pidx_st *st)
 	struct pidx_st_team t = { .fn = pidx_st_grow_fn };
 	struct pidx_st_grow_ctx c = { .ops = st->ops };
 	unsigned int n = pidx_st_nthreads(1), i, cycle;
+	unsigned long end = jiffies + msecs_to_jiffies(ST_GROW_CYCLE_MS);
 	long reads = 0, misses = 0, find_errors = 0, errors = 0;
 	long resizes, before, buckets_hi = -1, buckets_lo = -1;
 	u64 rng = pidx_rand_seed(pidx_cfg.seed, 5000);
@@ -1625,7 +1630,9 @@ static void pidx_st_grow(struct pidx_st *st)
 	t.ctx = &c;
 	ret = pidx_st_team_start(&t, n, cpu_online_mask, gt, sizeof(*gt),
 				 ST_GROW_MS);
-	for (cycle = 0; !ret && cycle < ST_GROW_CYCLES; cycle++) {
+	for (cycle = 0; !ret && (cycle < ST_GROW_CYCLES ||
+				 (cycle < ST_GROW_CYCLES_MAX &&
+				  time_before(jiffies, end))); cycle++) {
 		for (i = cycle ? ST_GROW_LOW : 0; i < ST_GROW_HIGH; i++) {
 			if (pidx_st_insert(st->ops, c.idx, keys[i]))
 				errors++;
@@ -1669,7 +1676,7 @@ static void pidx_st_grow(struct pidx_st *st)
 	CHECK_EQ(st, reads > 0, true, "readers ran while the index grew and shrank");
 	pidx_log_printf(st->log,
 			"  grow/shrink: %u cycles of %u..%u keys under %u readers (%ld reads), buckets %ld..%ld, resizes %ld, %u ms\n",
-			ST_GROW_CYCLES, ST_GROW_LOW + ST_GROW_NSTABLE,
+			cycle, ST_GROW_LOW + ST_GROW_NSTABLE,
 			ST_GROW_HIGH + ST_GROW_NSTABLE, n, reads, buckets_lo,
 			buckets_hi, resizes, pidx_st_ms(t0));
 	for (i = 0; i < ST_GROW_LOW; i++)
