@@ -71,6 +71,16 @@ bool pidx_fault_remove_alloc(void)
 	return false;
 }
 
+/*
+ * The race delays belong to the module's selftest (pidx_selftest.c), which
+ * the native build does not run: the key stays off, each site a nop.
+ */
+DEFINE_STATIC_KEY_FALSE(pidx_race_delays);
+
+void __pidx_race_delay(void)
+{
+}
+
 static const char *const wl_names[PIDX_NR_WORKLOADS] = {
 	[PIDX_WL_LOOKUP]	= "lookup",
 	[PIDX_WL_INSERT]	= "insert",
