@@ -81,6 +81,7 @@ int pidx_last_rc;
 const char *pidx_last_why = "";
 struct pidx_log pidx_selftest_log;
 bool pidx_running;
+u32 pidx_stall_test_ms;
 
 static unsigned int pidx_nr_results;
 
@@ -125,6 +126,11 @@ struct pidx_worker {
 	u32 iter_next;
 	u32 iter_seen;
 
+	/* bounds: the longest ipi callback (irqs off) and kthread batch */
+	u64 irqs_off_max_ns;
+	u64 batch_max_ns;
+	u32 stall_ms;			/* stall_test: spin before the next batch */
+
 	struct pidx_visit_sum visits;
 	struct pidx_pmu_set pmu;
 } ____cacheline_aligned_in_smp;
@@ -135,6 +141,7 @@ struct pidx_storm {
 	const struct pidx_config *cfg;
 	gfp_t gfp;
 	u32 batch;
+	u64 round_max_ns;		/* ipi: longest on_each_cpu round */
 
 	/* prefilled PIDs, shuffled; [0, stable) are never deleted */
 	u32 *keys;
@@ -369,6 +376,17 @@ static void pidx_run_batch(struct pidx_worker *w)
 	u64 t0, t1;
 	u32 i;
 
+	if (unlikely(w->stall_ms)) {
+		/*
+		 * stall_test: a batch that overruns the bound, for the tests;
+		 * timed by ktime, as the bound is (mdelay() under TCG runs a
+		 * loop calibrated at boot: 1500 ms took 4 to 5.4 s of ktime)
+		 */
+		t0 = ktime_get_ns() + (u64)w->stall_ms * NSEC_PER_MSEC;
+		while (ktime_get_ns() < t0)
+			cpu_relax();
+		w->stall_ms = 0;
+	}
 	if (per_op) {
 		for (i = 0; i < n; i++) {
 			t0 = ktime_get_ns();
@@ -392,21 +410,30 @@ static void pidx_ipi_round(void *info)
 {
 	struct pidx_storm *s = info;
 	struct pidx_worker *w = &s->workers[s->worker_of[smp_processor_id()]];
+	u64 t0 = ktime_get_ns();
 
 	if (w->done < s->cfg->ops)
 		pidx_run_batch(w);
+	/* interrupts are off for the whole callback */
+	w->irqs_off_max_ns = max(w->irqs_off_max_ns, ktime_get_ns() - t0);
 }
 
 static int pidx_storm_ipi(struct pidx_storm *s)
 {
 	u32 rounds = DIV_ROUND_UP(s->cfg->ops, s->batch);
 	unsigned int i;
+	u64 t0;
 	u32 r;
 
 	for (i = 0; i < s->nworkers; i++)
 		pidx_pmu_mark(&s->workers[i].pmu, false);
 	for (r = 0; r < rounds; r++) {
+		/* the round, not a preemption of this task before it */
+		preempt_disable();
+		t0 = ktime_get_ns();
 		on_each_cpu_mask(&s->cfg->cpus, pidx_ipi_round, s, true);
+		s->round_max_ns = max(s->round_max_ns, ktime_get_ns() - t0);
+		preempt_enable();
 		if (fatal_signal_pending(current))
 			return -EINTR;
 		cond_resched();
@@ -430,6 +457,7 @@ static int pidx_kthread_fn(void *arg)
 {
 	struct pidx_worker *w = arg;
 	struct pidx_storm *s = w->storm;
+	u64 t0;
 
 	pidx_untimed_lookups(w, PIDX_WARMUP_OPS);
 	if (atomic_inc_return(&s->ready) == s->nworkers) {
@@ -443,7 +471,9 @@ static int pidx_kthread_fn(void *arg)
 	}
 	pidx_pmu_mark(&w->pmu, false);
 	while (w->done < s->cfg->ops && !READ_ONCE(s->abort)) {
+		t0 = ktime_get_ns();
 		pidx_run_batch(w);
+		w->batch_max_ns = max(w->batch_max_ns, ktime_get_ns() - t0);
 		cond_resched();
 	}
 	pidx_pmu_mark(&w->pmu, true);
@@ -887,6 +917,38 @@ static void pidx_summarize_pmu(struct pidx_storm *s, struct pidx_result *res)
 			"counters never ran" : "no PMU: the kernel opened no hardware counter";
 }
 
+/* A round or batch past PIDX_ROUND_BOUND_MS fails the run, naming its figure. */
+static void pidx_check_bounds(struct pidx_storm *s, struct pidx_result *res)
+{
+	const u64 bound = (u64)PIDX_ROUND_BOUND_MS * NSEC_PER_MSEC;
+	const struct pidx_worker *wi = &s->workers[0], *wb = wi;
+	unsigned int i;
+
+	for (i = 1; i < s->nworkers; i++) {
+		if (s->workers[i].irqs_off_max_ns > wi->irqs_off_max_ns)
+			wi = &s->workers[i];
+		if (s->workers[i].batch_max_ns > wb->batch_max_ns)
+			wb = &s->workers[i];
+	}
+	if (s->cfg->mode != PIDX_MODE_IPI) {
+		res->round_max_ns = wb->batch_max_ns;
+		if (res->round_max_ns > bound)
+			pidx_fail(res, "CPU %u took %llu ms over one kthread batch (bound %u ms)",
+				  wb->cpu, div_u64(res->round_max_ns, NSEC_PER_MSEC),
+				  PIDX_ROUND_BOUND_MS);
+		return;
+	}
+	res->round_max_ns = s->round_max_ns;
+	res->irqs_off_max_ns = wi->irqs_off_max_ns;
+	if (res->irqs_off_max_ns > bound)
+		pidx_fail(res, "CPU %u kept interrupts off %llu ms in one ipi round (bound %u ms)",
+			  wi->cpu, div_u64(res->irqs_off_max_ns, NSEC_PER_MSEC),
+			  PIDX_ROUND_BOUND_MS);
+	else if (res->round_max_ns > bound)
+		pidx_fail(res, "one ipi round took %llu ms (bound %u ms)",
+			  div_u64(res->round_max_ns, NSEC_PER_MSEC), PIDX_ROUND_BOUND_MS);
+}
+
 static void pidx_summarize(struct pidx_storm *s, struct pidx_result *res)
 {
 	u64 ops = 0, timed = 0, ns = 0, mops = 0, nsop;
@@ -915,6 +977,7 @@ static void pidx_summarize(struct pidx_storm *s, struct pidx_result *res)
 		nall += w->nlat;
 	}
 	res->total_ops = ops;
+	pidx_check_bounds(s, res);
 	pidx_summarize_visits(s, res);
 	pidx_summarize_pmu(s, res);
 	res->nsop_milli = pidx_milli_div(ns, timed);
@@ -1061,6 +1124,8 @@ static int pidx_storm_one(const struct pidx_ops *ops, const struct pidx_config *
 	ret = pidx_prepare(&s);
 	if (ret)
 		goto out;
+	s.workers[0].stall_ms = min(xchg(&pidx_stall_test_ms, 0),
+				    PIDX_STALL_TEST_MAX_MS);
 
 	atomic_set(&s.ready, 0);
 	atomic_set(&s.finished, 0);
