@@ -1253,6 +1253,8 @@ int pidx_run(void)
 	}
 	pidx_run_no++;
 	pidx_run_skipped = 0;
+	/* dmesg marks: the VM runner tells a stall inside a run from a host pause */
+	pr_info("pidx: run %u begins\n", pidx_run_no);
 	for (i = 0; i < pidx_nr_indexes; i++) {
 		if ((cfg.indexes & BIT(i)) && cfg.mode == PIDX_MODE_IPI &&
 		    pidx_index_table[i]->writers_need_irqs_on &&
@@ -1269,6 +1271,7 @@ int pidx_run(void)
 				ret = pidx_storm_one(pidx_index_table[i], &cfg, rep);
 		}
 	}
+	pr_info("pidx: run %u ends (%d)\n", pidx_run_no, ret);
 out:
 	mutex_lock(&pidx_cfg_lock);
 	pidx_running = false;
