@@ -743,7 +743,18 @@ choose_accel
 # tsc=reliable: under TCG the kernel distrusts the TSC and falls back to the HPET, whose
 # emulated reads made one ktime_get_ns() pair cost about 355 ns instead of about 94 ns
 # (measured in one guest each); the benchmark reads the clock around every sampled op.
-cmdline="console=ttyS0 panic=-1 loglevel=5 log_buf_len=8M tsc=reliable${append:+ $append}"
+# rcu_cpu_stall_timeout=60 watchdog_thresh=30 (soft lockups after 60 s): a host pause of
+# tens of seconds (38 s seen) no longer sets off the stall detectors, while a round that
+# never ends or a lock never released is still reported, after a minute; the module
+# bounds its own rounds at 5 s.  Measured with qemu stopped (SIGSTOP) for 38 s, two
+# CPU-bound loops beside it: with the defaults (21 s, 20 s) a soft lockup (and an RCU
+# stall) in user space, and one during a storm, which no retry may excuse; with these,
+# nothing in user space, and during the storm only the module's own FAILED, which the
+# runner's host-pause evidence explains.  An expedited grace period in flight (one was,
+# at boot) still warns after 21 s: its timeout cannot go higher.  --append comes last
+# and wins.
+cmdline="console=ttyS0 panic=-1 loglevel=5 log_buf_len=8M tsc=reliable"
+cmdline+=" rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30${append:+ $append}"
 initrd=$tmp/initrd.gz
 [ -z "$initrd_only" ] || initrd=$initrd_only
 # -nodefaults: no VGA, floppy, CD-ROM or NIC to probe (about 1 s of a 3-4 s TCG boot), so
