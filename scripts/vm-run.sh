@@ -128,7 +128,8 @@ if [ -z "$extract" ]; then
 fi
 
 tmp=$(mktemp -d -t pidx-vm.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+monitor=
+trap '[ -z "$monitor" ] || kill "$monitor" 2>/dev/null; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
@@ -503,10 +504,10 @@ HOST_PAUSE_MIN_US=1000000
 # how late this loop itself woke (the whole host held up: steal time, a suspended VM).
 # Each stretch of HOST_PAUSE_MIN_US or more becomes one line of LOG, timed from qemu's
 # start (about the guest's uptime: the firmware takes under a second).
-host_monitor() { # PIDFILE LOG
-	local pidfile=$1 log=$2 pid='' i t0 now last dt d tid comm run wait st steal steal0 x
+host_monitor() { # PIDFILE LOG DONEFILE (the caller creates DONEFILE once qemu is gone)
+	local pidfile=$1 log=$2 done=$3 pid='' t0 now last dt d tid comm run wait st steal steal0 x
 	local -A prun=() pwait=() pcomm=() ep=() epw=()
-	for ((i = 0; i < 600; i++)); do
+	while [ ! -e "$done" ]; do
 		if [ -s "$pidfile" ] && read -r pid <"$pidfile" && [ -d "/proc/$pid" ]; then break; fi
 		pid=''
 		sleep 0.1
@@ -522,7 +523,7 @@ host_monitor() { # PIDFILE LOG
 		unset "ep[$1]" "epw[$1]"
 	}
 	read -r x _ _ _ _ _ _ _ steal0 _ </proc/stat || steal0=0
-	while [ -d "/proc/$pid" ]; do
+	while [ -d "/proc/$pid" ] && [ ! -e "$done" ]; do
 		sleep 0.5
 		now=${EPOCHREALTIME/./}
 		dt=$((now - last))
@@ -575,6 +576,8 @@ merged_log() {
 		[ "$f" = "$out/dmesg.txt" ] && ! grep -qx dmesg.txt "$tmp/received" 2>/dev/null && continue
 		[ -f "$f" ] && cat "$f"
 	done | awk '
+		# a kernel line that landed after unfinished user output starts mid-line
+		match($0, /\[ *[0-9]+\.[0-9]+\] /) { $0 = substr($0, RSTART) }
 		seen[$0]++ { next }
 		/^\[ *[0-9]+\.[0-9]+\] / { t = $0; sub(/^\[ */, "", t); sub(/\].*/, "", t); print t "\t" $0; next }
 		{ print "-1\t" $0 }' | sort -s -n -k1,1
@@ -803,7 +806,7 @@ build_initramfs "$initrd" "$accel"
 info "kernel $release ($kernel), accel $accel ($accel_why), $smp vCPUs, $mem MB$numa_desc; output in $out"
 
 start=$(date +%s.%N)
-host_monitor "$tmp/qemu.pid" "$tmp/host.log" </dev/null &
+host_monitor "$tmp/qemu.pid" "$tmp/host.log" "$tmp/qemu.done" </dev/null &
 monitor=$!
 # stdin from /dev/null: qemu must not take the terminal (raw mode would swallow Ctrl-C).
 # timeout --foreground keeps qemu in our process group so Ctrl-C still reaches it.
@@ -811,7 +814,9 @@ set +e
 timeout --foreground -k 5 "$timeout_s" "$qemu" "${qargs[@]}" -pidfile "$tmp/qemu.pid" \
 	</dev/null 2>"$tmp/qemu.err" | parse_console
 st=("${PIPESTATUS[@]}")
+touch "$tmp/qemu.done"
 wait "$monitor"
+monitor=
 set -e
 info "qemu ran $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
 if [ "${st[1]}" != 0 ]; then die "console capture failed (awk status ${st[1]})"; fi
