@@ -666,9 +666,14 @@ classify() { # MERGED_LOG HAVE_DMESG HZ
 
 # What classify() and host_monitor() found, split into $tmp/pause and $tmp/real.
 host_pause_evidence() {
-	local hz=250 have=0
-	[ -n "$release" ] && [ -r "/boot/config-$release" ] &&
-		hz=$(sed -n 's/^CONFIG_HZ=//p' "/boot/config-$release" | grep -E '^[0-9]+$' || echo 250)
+	local hz=250 have=0 c
+	# the kernel's HZ turns an RCU stall's "t=N jiffies" into seconds
+	for c in "/boot/config-$release" "${headers:-/nonexistent}/.config"; do
+		if [ -n "$release" ] && [ -r "$c" ]; then
+			hz=$(sed -n 's/^CONFIG_HZ=//p' "$c" | grep -E '^[0-9]+$' || echo 250)
+			break
+		fi
+	done
 	grep -qx dmesg.txt "$tmp/received" 2>/dev/null && have=1
 	merged_log >"$tmp/merged.log"
 	classify "$tmp/merged.log" "$have" "$hz" >"$tmp/classified"
