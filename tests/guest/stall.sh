@@ -27,7 +27,7 @@ for mode in ipi kthread; do
 		echo "FAIL stall: run refused: $(grep last $D/testcase)"
 		exit 1
 	fi
-	row=$(grep '^idr ' $D/test_result)
+	row=$(grep -m1 '^idr ' $D/test_result)
 	case $row in
 	*FAILED*"(bound "*)
 		why=${row#*FAILED (}
