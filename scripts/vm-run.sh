@@ -607,7 +607,7 @@ classify() { # MERGED_LOG HAVE_DMESG HZ
 		if (!ep) return
 		if (pend >= 0) lo = min(lo, pend - 300)
 		run = 0
-		for (i = 1; i <= nr; i++)
+		for (i = 1; i <= nr && !run; i++)
 			if (rb[i] <= hi && (re[i] < 0 || re[i] >= lo)) run = i
 		why = ""
 		if (!placed) why = "no complete kernel log to place it against pidx runs"
