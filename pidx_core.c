@@ -83,6 +83,7 @@ const char *pidx_last_why = "";
 struct pidx_log pidx_selftest_log;
 struct pidx_log pidx_selftest_shown;
 bool pidx_running;
+u32 pidx_stall_test_ms;
 
 static unsigned int pidx_nr_results;
 
@@ -108,21 +109,30 @@ static void pidx_ipi_round(void *info)
 {
 	struct pidx_storm *s = info;
 	struct pidx_worker *w = &s->workers[s->worker_of[smp_processor_id()]];
+	u64 t0 = ktime_get_ns();
 
 	if (w->done < s->cfg->ops)
 		pidx_run_batch(w);
+	/* interrupts are off for the whole callback */
+	w->irqs_off_max_ns = max(w->irqs_off_max_ns, ktime_get_ns() - t0);
 }
 
 static int pidx_storm_ipi(struct pidx_storm *s)
 {
 	u32 rounds = DIV_ROUND_UP(s->cfg->ops, s->batch);
 	unsigned int i;
+	u64 t0;
 	u32 r;
 
 	for (i = 0; i < s->nworkers; i++)
 		pidx_pmu_mark(&s->workers[i].pmu, false);
 	for (r = 0; r < rounds; r++) {
+		/* the round, not a preemption of this task before it */
+		preempt_disable();
+		t0 = ktime_get_ns();
 		on_each_cpu_mask(&s->cfg->cpus, pidx_ipi_round, s, true);
+		s->round_max_ns = max(s->round_max_ns, ktime_get_ns() - t0);
+		preempt_enable();
 		if (fatal_signal_pending(current))
 			return -EINTR;
 		cond_resched();
@@ -136,6 +146,7 @@ static int pidx_kthread_fn(void *arg)
 {
 	struct pidx_worker *w = arg;
 	struct pidx_storm *s = w->storm;
+	u64 t0;
 
 	pidx_untimed_lookups(w, PIDX_WARMUP_OPS);
 	if (atomic_inc_return(&s->ready) == s->nworkers) {
@@ -149,7 +160,9 @@ static int pidx_kthread_fn(void *arg)
 	}
 	pidx_pmu_mark(&w->pmu, false);
 	while (w->done < s->cfg->ops && !READ_ONCE(s->abort)) {
+		t0 = ktime_get_ns();
 		pidx_run_batch(w);
+		w->batch_max_ns = max(w->batch_max_ns, ktime_get_ns() - t0);
 		cond_resched();
 	}
 	pidx_pmu_mark(&w->pmu, true);
@@ -551,6 +564,38 @@ static void pidx_summarize_pmu(struct pidx_storm *s, struct pidx_result *res)
 			"counters never ran" : "no PMU: the kernel opened no hardware counter";
 }
 
+/* A round or batch past PIDX_ROUND_BOUND_MS fails the run, naming its figure. */
+static void pidx_check_bounds(struct pidx_storm *s, struct pidx_result *res)
+{
+	const u64 bound = (u64)PIDX_ROUND_BOUND_MS * NSEC_PER_MSEC;
+	const struct pidx_worker *wi = &s->workers[0], *wb = wi;
+	unsigned int i;
+
+	for (i = 1; i < s->nworkers; i++) {
+		if (s->workers[i].irqs_off_max_ns > wi->irqs_off_max_ns)
+			wi = &s->workers[i];
+		if (s->workers[i].batch_max_ns > wb->batch_max_ns)
+			wb = &s->workers[i];
+	}
+	if (s->cfg->mode != PIDX_MODE_IPI) {
+		res->round_max_ns = wb->batch_max_ns;
+		if (res->round_max_ns > bound)
+			pidx_fail(res, "CPU %u took %llu ms over one kthread batch (bound %u ms)",
+				  wb->cpu, div_u64(res->round_max_ns, NSEC_PER_MSEC),
+				  PIDX_ROUND_BOUND_MS);
+		return;
+	}
+	res->round_max_ns = s->round_max_ns;
+	res->irqs_off_max_ns = wi->irqs_off_max_ns;
+	if (res->irqs_off_max_ns > bound)
+		pidx_fail(res, "CPU %u kept interrupts off %llu ms in one ipi round (bound %u ms)",
+			  wi->cpu, div_u64(res->irqs_off_max_ns, NSEC_PER_MSEC),
+			  PIDX_ROUND_BOUND_MS);
+	else if (res->round_max_ns > bound)
+		pidx_fail(res, "one ipi round took %llu ms (bound %u ms)",
+			  div_u64(res->round_max_ns, NSEC_PER_MSEC), PIDX_ROUND_BOUND_MS);
+}
+
 static void pidx_summarize(struct pidx_storm *s, struct pidx_result *res)
 {
 	u64 ops = 0, timed = 0, ns = 0, mops = 0, nsop;
@@ -579,6 +624,7 @@ static void pidx_summarize(struct pidx_storm *s, struct pidx_result *res)
 		nall += w->nlat;
 	}
 	res->total_ops = ops;
+	pidx_check_bounds(s, res);
 	pidx_summarize_visits(s, res);
 	pidx_summarize_pmu(s, res);
 	res->nsop_milli = pidx_milli_div(ns, timed);
@@ -726,6 +772,8 @@ static int pidx_storm_one(const struct pidx_ops *ops, const struct pidx_config *
 	ret = pidx_prepare(&s);
 	if (ret)
 		goto out;
+	s.workers[0].stall_ms = min(xchg(&pidx_stall_test_ms, 0),
+				    PIDX_STALL_TEST_MAX_MS);
 
 	atomic_set(&s.ready, 0);
 	atomic_set(&s.finished, 0);
@@ -889,6 +937,8 @@ int pidx_run(void)
 	pidx_run_no++;
 	pidx_run_skipped = skipped;
 	mutex_unlock(&pidx_cfg_lock);
+	/* dmesg marks: the VM runner tells a stall inside a run from a host pause */
+	pr_info("pidx: run %u begins\n", pidx_run_no);
 	/* repeats interleave the indexes so drift hits them all alike */
 	for (rep = 0; rep < cfg.repeat && !ret; rep++) {
 		for (i = 0; i < pidx_nr_indexes && !ret; i++) {
@@ -900,6 +950,7 @@ int pidx_run(void)
 		why = "a fatal signal stopped the run: rows of the index it stopped in are dropped";
 	else if (ret)
 		why = "an index's storm failed: see dmesg";
+	pr_info("pidx: run %u ends (%d)\n", pidx_run_no, ret);
 out:
 	mutex_lock(&pidx_cfg_lock);
 	pidx_running = false;

@@ -246,6 +246,17 @@ void pidx_run_batch(struct pidx_worker *w)
 	u64 t0, t1;
 	u32 i;
 
+	if (unlikely(w->stall_ms)) {
+		/*
+		 * stall_test: a batch that overruns the bound, for the tests;
+		 * timed by ktime, as the bound is (mdelay() under TCG runs a
+		 * loop calibrated at boot: 1500 ms took 4 to 5.4 s of ktime)
+		 */
+		t0 = ktime_get_ns() + (u64)w->stall_ms * NSEC_PER_MSEC;
+		while (ktime_get_ns() < t0)
+			cpu_relax();
+		w->stall_ms = 0;
+	}
 	if (per_op) {
 		for (i = 0; i < n; i++) {
 			t0 = ktime_get_ns();

@@ -50,6 +50,11 @@ struct pidx_worker {
 	u32 iter_next;
 	u32 iter_seen;
 
+	/* bounds: the longest ipi callback (irqs off) and kthread batch */
+	u64 irqs_off_max_ns;
+	u64 batch_max_ns;
+	u32 stall_ms;			/* stall_test: spin before the next batch */
+
 	struct pidx_visit_sum visits;
 	struct pidx_pmu_set pmu;
 } ____cacheline_aligned_in_smp;
@@ -60,6 +65,7 @@ struct pidx_storm {
 	const struct pidx_config *cfg;
 	gfp_t gfp;
 	u32 batch;
+	u64 round_max_ns;		/* ipi: longest on_each_cpu round */
 
 	/* prefilled PIDs, shuffled; [0, stable) are never deleted */
 	u32 *keys;

@@ -1027,7 +1027,7 @@ static void node_name(char *buf, int node)
 		sprintf(buf, "%d", node);
 }
 
-#define CSV_HEADER "run,index,workload,mode,mix,cpus,ncpus,keys,ops,pid_max,seed,repeat,total_ops,fails,errors,elapsed_ns,ns_per_op,mops,cpu_nsop_min,cpu_nsop_max,p50_ns,p90_ns,p99_ns,max_ns,clock_ns,mem_bytes,bytes_per_key,verified,extra,trace_visits,visits_per_op,visits_max,lines_per_op,lines_max,pmu,cycles_per_op,instructions_per_op,cache_refs_per_op,cache_misses_per_op,llc_load_misses_per_op,node,cpu_nodes,mem_nodes,substrate\n"
+#define CSV_HEADER "run,index,workload,mode,mix,cpus,ncpus,keys,ops,pid_max,seed,repeat,total_ops,fails,errors,elapsed_ns,ns_per_op,mops,cpu_nsop_min,cpu_nsop_max,p50_ns,p90_ns,p99_ns,max_ns,clock_ns,mem_bytes,bytes_per_key,verified,extra,trace_visits,visits_per_op,visits_max,lines_per_op,lines_max,pmu,cycles_per_op,instructions_per_op,cache_refs_per_op,cache_misses_per_op,llc_load_misses_per_op,node,cpu_nodes,mem_nodes,round_max_ns,irqs_off_max_ns,substrate\n"
 
 /* pidx_csv_show() of pidx_debugfs.c, and substrate=user */
 static void csv_row(FILE *f, const struct row *row)
@@ -1065,7 +1065,8 @@ static void csv_row(FILE *f, const struct row *row)
 	else
 		fputs("off,n/a,n/a,n/a,n/a,n/a", f);
 	node_name(node, r->numa_node);
-	fprintf(f, ",%s,%s,%s,user\n", node, r->cpu_nodes, r->mem_nodes);
+	/* the storm bounds: no on_each_cpu rounds, no interrupts off here */
+	fprintf(f, ",%s,%s,%s,n/a,n/a,user\n", node, r->cpu_nodes, r->mem_nodes);
 }
 
 static void write_csv(const char *path, const struct row *rows, unsigned int n)
