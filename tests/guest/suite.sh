@@ -183,39 +183,39 @@ rt_refusal() {
 # mode parameter still selects ipi, whose storms that read run and whose
 # storms that write are refused, saying why in testcase and in dmesg.
 t_rt_defaults() {
-	expect "rt: the kernel is PREEMPT_RT" 1 "$RT"
+	expect "the kernel is PREEMPT_RT" 1 "$RT"
 	rmmod pidx
 	if ! insmod "$KO"; then
-		fail "rt: fresh insmod" "insmod $KO failed"
+		fail "fresh insmod" "insmod $KO failed"
 		return
 	fi
-	expect "rt: mode defaults to kthread" kthread "$(cat $D/mode)"
-	expect "rt: run with the defaults right after insmod" ok "$(wr testcase run)"
+	expect "mode defaults to kthread on PREEMPT_RT" kthread "$(cat $D/mode)"
+	expect "run with the defaults right after insmod" ok "$(wr testcase run)"
 	n=$(last_run_rows | wc -l)
 	v=$(last_run_rows | awk -F, '$28 == "yes"' | wc -l)
 	k=$(echo "$INDEXES" | wc -w)
-	expect "rt: default run verified every index" "$k $k" "$n $v"
+	expect "default run verified every index" "$k $k" "$n $v"
 	if grep -q verified $D/test_result && ! grep -q FAILED $D/test_result; then
-		pass "rt: test_result of the default run reads verified"
+		pass "test_result of the default run reads verified"
 	else
-		fail "rt: test_result" "verified and no FAILED, saw '$(head -n 3 $D/test_result | tr '\n' ' ')'"
+		fail "test_result of the default run" "verified and no FAILED, saw '$(head -n 3 $D/test_result | tr '\n' ' ')'"
 	fi
 	rmmod pidx
 	insmod "$KO" mode=ipi ops=500
-	expect "rt: module parameter mode=ipi applied" ipi "$(cat $D/mode)"
+	expect "module parameter mode=ipi applied" ipi "$(cat $D/mode)"
 	for wl in lookup iterate; do
 		set_all workload=$wl
-		expect "rt: ipi $wl storm runs" ok "$(wr testcase run)"
+		expect "ipi $wl storm runs on PREEMPT_RT" ok "$(wr testcase run)"
 		v=$(last_run_rows | awk -F, '$28 != "yes"' | wc -l)
-		expect "rt: ipi $wl rows all verified" 0 "$v"
+		expect "ipi $wl rows all verified" 0 "$v"
 	done
 	before=$(dmesg | grep -c 'run refused (-22): .*PREEMPT_RT.*echo kthread > mode')
 	set_all workload=insert
-	rt_refusal "rt: ipi insert storm" "$(wr testcase run)"
+	rt_refusal "ipi insert storm" "$(wr testcase run)"
 	after=$(dmesg | grep -c 'run refused (-22): .*PREEMPT_RT.*echo kthread > mode')
-	expect "rt: the refusal and its reason are in dmesg" $((before + 1)) "$after"
+	expect "the refusal and its reason are in dmesg" $((before + 1)) "$after"
 	set_all mode=kthread
-	expect "rt: the same storm in kthread mode runs" ok "$(wr testcase run)"
+	expect "the refused storm runs in kthread mode" ok "$(wr testcase run)"
 	set_all workload=lookup
 }
 
