@@ -7,7 +7,9 @@
  * Two ways to storm (see README):
  *  - ipi:     rounds of on_each_cpu_mask().  Each round runs one bounded batch
  *             per CPU with interrupts off, so nothing sleeps and memory comes
- *             from GFP_ATOMIC (failures are counted, not hidden).
+ *             from GFP_ATOMIC (failures are counted, not hidden).  On
+ *             PREEMPT_RT only the storms that do not write run this way,
+ *             and the default mode there is kthread.
  *  - kthread: one kthread bound to each CPU, a spinning start gate, a warm-up
  *             before the gate and a cool-down that keeps every CPU busy until
  *             the last one finishes (as kernel/rcu/refscale.c does), batches
@@ -857,11 +859,15 @@ static bool pidx_workload_writes(const struct pidx_config *cfg)
 	}
 }
 
+static const char pidx_why_rt_ipi[] =
+	"ipi writers take spinlocks in hard IRQ, which PREEMPT_RT forbids: echo kthread > mode";
+
 /* Checks that depend on several settings at once, made again at run time. */
 static int pidx_check_config(const struct pidx_config *cfg, const char **why)
 {
 	unsigned int ncpus = cpumask_weight(&cfg->cpus);
 	u32 slice, cap;
+	int ret;
 
 	if (!ncpus || !cpumask_subset(&cfg->cpus, cpu_online_mask)) {
 		*why = "a CPU in cpus is not online";
@@ -880,12 +886,20 @@ static int pidx_check_config(const struct pidx_config *cfg, const char **why)
 		*why = "node has no memory now";
 		return -EINVAL;
 	}
-	/* on_each_cpu callbacks run in hard IRQ, where RT spinlocks sleep */
-	if (IS_ENABLED(CONFIG_PREEMPT_RT) && cfg->mode == PIDX_MODE_IPI) {
-		*why = "ipi mode takes spinlocks in hard IRQ context: not on PREEMPT_RT";
+	ret = pidx_plan(cfg, ncpus, &slice, &cap, why);
+	if (ret)
+		return ret;
+	/*
+	 * on_each_cpu() callbacks run in hard IRQ on PREEMPT_RT too, where
+	 * spinlock_t is a sleeping lock and no memory may be allocated: the
+	 * index writers need both.  Readers take rcu_read_lock() only.
+	 */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) && cfg->mode == PIDX_MODE_IPI &&
+	    pidx_workload_writes(cfg)) {
+		*why = pidx_why_rt_ipi;
 		return -EINVAL;
 	}
-	return pidx_plan(cfg, ncpus, &slice, &cap, why);
+	return 0;
 }
 
 int pidx_run(void)
@@ -1032,7 +1046,8 @@ static int __init pidx_init(void)
 	pidx_cfg.mix[PIDX_MIX_DELETE] = 5;
 	pidx_cfg.keys = 1024;
 	pidx_cfg.ops = 10000;
-	pidx_cfg.mode = PIDX_MODE_IPI;
+	/* ipi storms that write cannot run on PREEMPT_RT: see pidx_check_config() */
+	pidx_cfg.mode = IS_ENABLED(CONFIG_PREEMPT_RT) ? PIDX_MODE_KTHREAD : PIDX_MODE_IPI;
 	cpumask_copy(&pidx_cfg.cpus, cpu_online_mask);
 	pidx_cfg.pid_max = PIDX_PID_MAX_DEFAULT;
 	pidx_cfg.repeat = 1;

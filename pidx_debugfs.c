@@ -321,6 +321,7 @@ module_param_named(trace_visits, pidx_params[14], charp, 0444);
 module_param_named(node, pidx_params[15], charp, 0444);
 module_param_named(pmu, pidx_params[16], charp, 0444);
 MODULE_PARM_DESC(indexes, "initial settings: each parameter takes the words of the debugfs file of its name");
+MODULE_PARM_DESC(mode, "ipi or kthread; the default is ipi, or kthread on PREEMPT_RT (where ipi storms may only read)");
 
 /* Copies a user write into @buf as a trimmed string; refuses empty/overlong. */
 static int pidx_get_user_word(const char __user *ubuf, size_t count,

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The whole pidx test suite (`make check`): host checks (W=1, sparse,
 # checkpatch, shellcheck, pyflakes), the real module in Debian's stock kernel
-# under QEMU with 2, 1 and 4 vCPUs, a deliberately broken index and a round
-# past the module's bound that must be caught, DKMS, plot.py, the bench plumbing
-# and the guest suite again under a KASAN + lockdep kernel built once and cached.
-# Each test prints "PASS name" or "FAIL name: ..."; a boot that the VM runner
-# calls a host pause is booted again once ("RETRY name: host pause: ...").
+# under QEMU with 2, 1 and 4 vCPUs and in its PREEMPT_RT kernel, a deliberately
+# broken index and a round past the module's bound that must be caught, DKMS,
+# plot.py, the bench plumbing and the guest suite again under a KASAN + lockdep
+# kernel and a KCSAN kernel, each built once and cached.  Each test prints
+# "PASS name" or "FAIL name: ..."; a boot that the VM runner calls a host pause
+# is booted again once ("RETRY name: host pause: ...").
 #
 # Usage: tests/run-all.sh [--no-debug-kernel | --debug-kernel-only | --user-only] [--keep DIR]
 set -uo pipefail
@@ -37,6 +38,9 @@ PKGS=(make gcc libc6-dev libelf-dev qemu-system-x86 busybox-static cpio kmod
       python3-matplotlib shellcheck pyflakes3 linux-source-6.1 xz-utils
       liburcu-dev valgrind)
 ensure_pkgs "${PKGS[@]}"
+# Debian's stock PREEMPT_RT kernel, for the rt guest group
+RT_PKGS=(linux-image-rt-amd64 linux-headers-rt-amd64)
+[ $HOST_AND_STOCK = no ] || ensure_pkgs "${RT_PKGS[@]}"
 
 WORK=$(mktemp -d /tmp/pidx-check.XXXXXX)
 cleanup() { [ -n "$KEEP" ] && cp -a "$WORK/." "$KEEP/" 2>/dev/null; rm -rf "$WORK"; }
@@ -62,6 +66,10 @@ REL=$(find /lib/modules -maxdepth 2 -name build -path '*-cloud-amd64/*' 2>/dev/n
 	sed 's|/lib/modules/||; s|/build||' | sort -V | tail -n 1)
 [ -n "$REL" ] || die -c 2 "no /lib/modules/*-cloud-amd64/build after installing linux-headers-cloud-amd64"
 KDIR=/lib/modules/$REL/build
+
+# The PREEMPT_RT kernel: the newest rt kernel whose headers are installed.
+RT_REL=$(find /lib/modules -maxdepth 2 -name build -path '*-rt-amd64/*' 2>/dev/null |
+	sed 's|/lib/modules/||; s|/build||' | sort -V | tail -n 1)
 
 # A private copy of the tree to build in, so the working tree stays clean.
 SRC=$WORK/src
@@ -246,6 +254,33 @@ stall_test() {
 	else
 		fail "stall: boot verdict" "a failure that is no host pause, saw exit $FIRST_RC, then $rc: $(tail -n 2 "$o/vm-run.log" | tr '\n' ' ')"
 	fi
+}
+
+# Debian's stock PREEMPT_RT kernel: the module built against its headers,
+# then the rt group (the defaults, every workload in both modes with ipi
+# writers refused, the lockref loop, load/unload cycles, a clean log).
+rt_tests() {
+	section "PREEMPT_RT: build against $RT_REL and the rt guest group"
+	if [ -z "$RT_REL" ]; then
+		fail "rt: kernel headers" "a /lib/modules/*-rt-amd64/build after installing ${RT_PKGS[*]}, saw none"
+		return
+	fi
+	local d=$WORK/rtsrc vm
+	cp -a "$SRC" "$d"
+	if build_module "$d" "/lib/modules/$RT_REL/build" W=1 C=2 && [ -f "$d/pidx.ko" ] &&
+		! grep -E 'warning:|error:' "$d/build.log"; then
+		pass "build W=1 C=2 against $RT_REL without a warning"
+	else
+		fail "build against $RT_REL" "no warning, saw: $(grep -E 'warning:|error:' "$d/build.log" | head -3)"
+		return
+	fi
+	vm=$(modinfo -F vermagic "$d/pidx.ko" 2>/dev/null)
+	case $vm in
+	"$RT_REL "*preempt_rt*) pass "rt: module vermagic is $RT_REL preempt_rt" ;;
+	*) fail "rt: module vermagic" "'$RT_REL ... preempt_rt', saw '$vm'" ;;
+	esac
+	guest "rt" "$WORK/grt" --smp 2 --ko "$d/pidx.ko" --release "$RT_REL" \
+		"$REPO/tests/guest/suite.sh" -- rt
 }
 
 # A lookup that misses every 97th PID must be caught, and named.
@@ -460,6 +495,7 @@ if [ $HOST_AND_STOCK = yes ]; then
 	user_tests
 	stock_guest_tests
 	stall_test
+	rt_tests
 	broken_index_test
 	dkms_tests
 	bench_plumbing_test

@@ -6,7 +6,7 @@
 # "GUEST-SUMMARY N passed, N failed" at the end; exits 1 on any failure.
 # Results land in $OUT (results.csv of the workload matrix, test log).
 #
-# Usage: suite.sh [full|quick|matrix|smoke|debug|numa|only t_name...]
+# Usage: suite.sh [full|quick|matrix|smoke|debug|numa|rt|only t_name...]
 #   full:  everything (the 2-vCPU boot)
 #   debug: all but the long dense-allocation, busy and prefill storms (debug kernel)
 #   quick: load, selftest, the workload matrix, interleave on one node and
@@ -18,6 +18,7 @@
 #          every setting (a guest with two nodes)
 #   kcsan: load, selftest and the workload matrix with KCSAN reporting races
 #          in pidx's own code (the KCSAN debug kernel)
+#   rt:    quick, the defaults, the lockref loop and cycles (PREEMPT_RT kernel)
 
 LEVEL=${1:-full}
 KO=${PIDX_KO:-/pidx/pidx.ko}
@@ -25,6 +26,11 @@ OUT=${OUT:-/tmp}
 D=/sys/kernel/debug/pidx
 NCPUS=$(grep -c '^processor' /proc/cpuinfo)
 INDEXES="idr skiplist rbskip"
+# PREEMPT_RT refuses ipi storms that write (spinlocks in hard IRQ): where a
+# test means ipi for a writing storm, it takes WMODE
+RT=
+WMODE=ipi
+case $(uname -v) in *PREEMPT_RT*) RT=1 WMODE=kthread ;; esac
 passed=0
 failed=0
 
@@ -158,6 +164,10 @@ t_matrix() {
 			set_all "workload=${wl%%:*}" "mode=$mode"
 			case $wl in mixed:*) set_all "mix=${wl#*:}" ;; esac
 			r=$(wr testcase run)
+			case $RT/$mode/$wl in
+			1/ipi/lookup | 1/ipi/iterate) ;;
+			1/ipi/*) rt_refusal "storm $name" "$r"; continue ;;
+			esac
 			if [ "$r" != ok ]; then
 				fail "storm $name" "run gave $r: $(cat $D/testcase | grep last)"
 				continue
@@ -178,7 +188,7 @@ t_matrix() {
 			done
 		done
 	done
-	set_all workload=mixed mix=90/5/5 indexes=null mode=ipi
+	set_all workload=mixed mix=90/5/5 indexes=null mode=$WMODE
 	r=$(wr testcase run)
 	v=$(last_run_rows | awk -F, '{ print $2 "=" $28 }')
 	expect "null index runs and is not verified" "ok null=n/a" "$r $v"
@@ -199,6 +209,56 @@ t_lockref_loop() {
 	done
 	expect "lockref loop: 100 x run/cat/reset" 0 "$bad"
 	expect "reset empties results.csv" 1 "$(wc -l <$D/results.csv)"
+}
+
+# rt_refusal NAME RESULT: a run refused on PREEMPT_RT, testcase naming the fix
+rt_refusal() {
+	why=$(grep '^last:' $D/testcase)
+	case "$2 $why" in
+	"EINVAL last: run -22 "*PREEMPT_RT*"echo kthread > mode")
+		pass "$1 refused on PREEMPT_RT, testcase says why" ;;
+	*) fail "$1 on PREEMPT_RT" "EINVAL, testcase naming PREEMPT_RT and 'echo kthread > mode', saw $2, '$why'" ;;
+	esac
+}
+
+# PREEMPT_RT: the defaults right after a fresh insmod run and verify; the
+# mode parameter still selects ipi, whose storms that read run and whose
+# storms that write are refused, saying why in testcase and in dmesg.
+t_rt_defaults() {
+	expect "the kernel is PREEMPT_RT" 1 "$RT"
+	rmmod pidx
+	if ! insmod "$KO"; then
+		fail "fresh insmod" "insmod $KO failed"
+		return
+	fi
+	expect "mode defaults to kthread on PREEMPT_RT" kthread "$(cat $D/mode)"
+	expect "run with the defaults right after insmod" ok "$(wr testcase run)"
+	n=$(last_run_rows | wc -l)
+	v=$(last_run_rows | awk -F, '$28 == "yes"' | wc -l)
+	k=$(echo "$INDEXES" | wc -w)
+	expect "default run verified every index" "$k $k" "$n $v"
+	if grep -q verified $D/test_result && ! grep -q FAILED $D/test_result; then
+		pass "test_result of the default run reads verified"
+	else
+		fail "test_result of the default run" "verified and no FAILED, saw '$(head -n 3 $D/test_result | tr '\n' ' ')'"
+	fi
+	rmmod pidx
+	insmod "$KO" mode=ipi ops=500
+	expect "module parameter mode=ipi applied" ipi "$(cat $D/mode)"
+	for wl in lookup iterate; do
+		set_all workload=$wl
+		expect "ipi $wl storm runs on PREEMPT_RT" ok "$(wr testcase run)"
+		v=$(last_run_rows | awk -F, '$28 != "yes"' | wc -l)
+		expect "ipi $wl rows all verified" 0 "$v"
+	done
+	before=$(dmesg | grep -c 'run refused (-22): .*PREEMPT_RT.*echo kthread > mode')
+	set_all workload=insert
+	rt_refusal "ipi insert storm" "$(wr testcase run)"
+	after=$(dmesg | grep -c 'run refused (-22): .*PREEMPT_RT.*echo kthread > mode')
+	expect "the refusal and its reason are in dmesg" $((before + 1)) "$after"
+	set_all mode=kthread
+	expect "the refused storm runs in kthread mode" ok "$(wr testcase run)"
+	set_all workload=lookup
 }
 
 # bad NAME VALUE ERRNO: refused with ERRNO and the setting unchanged
@@ -855,7 +915,7 @@ t_cycles() {
 	i=0
 	while [ $i -lt 20 ]; do
 		if [ -d $D ]; then
-			set_all keys=512 ops=200 workload=fork
+			set_all keys=512 ops=200 workload=fork mode=$WMODE
 			[ "$(wr testcase run)" = ok ] || bad=$((bad + 1))
 			b=$(awk '/^bytes/ { print $2 }' $D/memory)
 			[ "$b" = 0 ] || bad=$((bad + 1))
@@ -921,6 +981,11 @@ numa)
 	t_numa
 	t_node_interleave
 	t_settings
+	;;
+rt)
+	t_rt_defaults
+	t_lockref_loop
+	t_cycles
 	;;
 matrix)
 	t_bad_input
