@@ -450,7 +450,7 @@ debug_kernel_tests() {
 		fail "build against the $name kernel" "no warning, saw: $(grep -E 'warning:|error:' "$d/build.log" | head -3)"
 		return
 	fi
-	guest "$name" "$WORK/g$name" --smp 2 --timeout 1500 --kernel "$kernel" --headers "$headers" \
+	guest "$name" "$WORK/g$name" --smp 2 --timeout 2700 --kernel "$kernel" --headers "$headers" \
 		--ko "$d/pidx.ko" "$REPO/tests/guest/suite.sh" -- "$name"
 	if [ "$fl" = kasan ]; then
 		if grep -q "$banner" "$WORK/g$name/dmesg.txt" 2>/dev/null &&
