@@ -1374,8 +1374,10 @@ def plot_ratios(run, others, sty, out, written):
                 if res is None:
                     continue
                 if res[0] == "floor":
-                    floors.append(f"{wl} {fmt_keys(keys)}: "
-                                  f"{src['label']}: idr {res[2]:.3f}")
+                    fl = (f"{wl} {fmt_keys(keys)}: {src['label']}: "
+                          f"idr {res[2]:.3f}")
+                    if fl not in floors:
+                        floors.append(fl)
                     continue
                 med, mn, mx, n, vm, vi = res
                 counts.append(n)
@@ -1432,8 +1434,14 @@ def plot_ratios(run, others, sty, out, written):
                      "1 MiB), the engine's share (the null row) included")
     rep = repeats_text(counts).replace("median of ", "").replace(
         "repeats, bars min-max", "paired repeats, whiskers min-max")
-    head = [r.describe() if i == 0 else f"with: {r.describe()}"
-            for i, r in enumerate(runs)]
+    # where each run's rows ran: a user sweep beside a VM's ran on the host
+    head = []
+    for i, r in enumerate(runs):
+        subs = r.substrates()
+        for sub in subs:
+            d = (r.view(sub) if len(subs) > 1 else r).describe()
+            head.append(("with: " if i else "")
+                        + (f"{sub} rows: " if len(subs) > 1 else "") + d)
     finish_figure(fig, runs, "ratio to idr: in the kernel, in user space, "
                   "and in cachegrind's counts",
                   f"bars: median over {rep}; cachegrind counts are exact "
