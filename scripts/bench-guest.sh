@@ -70,8 +70,9 @@ to $OUT.  Every option has an environment equivalent (in brackets).
   --cachegrind        with --user: the cachegrind sweep instead, every
                       workload x every keys size on one CPU, each storm
                       also counted under valgrind (pidx-user --cachegrind,
-                      rows pmu=cachegrind); no CPU, visits or numa sweep
-                      [CACHEGRIND=1]
+                      rows pmu=cachegrind); no CPU, visits or numa sweep;
+                      a workload given as WORKLOAD@MAX (fork@32K) runs at
+                      the keys sizes up to MAX only [CACHEGRIND=1]
   --slowdown N        time factor for the estimate: 1 native or KVM, about
                       10 under QEMU TCG [SLOWDOWN; guessed from dmesg]
   --dry-run           print the plan and the estimate, touch nothing
@@ -239,7 +240,20 @@ case $NUMA in auto | yes | no) ;; *) die "--numa is auto, yes or no, not '$NUMA'
 VOPS=$((OPS < 4000 ? OPS : 4000))
 WL_L=$(echo "$WORKLOADS" | tr ',' ' ')
 [ -n "$WL_L" ] || die "empty --workloads" 2
+# with --cachegrind, WORKLOAD@MAX runs that workload at the keys sizes up
+# to MAX only (fork@32K: valgrind's 1M fork storms cost minutes each)
+WL_ALL=
+WL_AT=
 for w in $WL_L; do
+	case $w in
+	*@*)
+		[ "$CACHEGRIND" = 1 ] || die "'$w': WORKLOAD@MAX is for --cachegrind only" 2
+		k=$(to_num "${w#*@}") || die "'$w': '${w#*@}' is not a keys size" 2
+		w=${w%%@*}
+		WL_AT="$WL_AT $w@$k"
+		;;
+	*) WL_ALL="$WL_ALL $w" ;;
+	esac
 	case $w in
 	lookup | insert | delete | fork | iterate | mixed) ;;
 	mixed:*/*/*) ;;
@@ -329,8 +343,11 @@ fi
 plan() {
 	if [ "$CACHEGRIND" = 1 ]; then
 		for k in $KEYS_L; do
-			for w in $WL_L; do
+			for w in $WL_ALL; do
 				echo "kthread 1 $k $w cachegrind"
+			done
+			for a in $WL_AT; do
+				[ "$k" -le "${a#*@}" ] && echo "kthread 1 $k ${a%@*} cachegrind"
 			done
 		done
 		return
@@ -367,11 +384,12 @@ plan() {
 # per storm, prefill + verify + teardown ~0.4 us per key, ~0.3 us per
 # operation (each CPU does OPS, in parallel), ~3 ms fixed; times SLOWDOWN.
 # A cachegrind configuration adds two runs under valgrind (ops/2 and ops),
-# each about 34 times the native prefill and 40 times the storm, plus
-# ~1.5 s to start (measured: 30 s for one index, fork at 1M keys)
+# each about 50 times the native prefill and 40 times the storm, plus
+# ~1.5 s to start (measured on a loaded 2-core host: lookup at 1M keys
+# 48 s per index, at 32K 5 s; fork at 1M 108 s, at 32K 8 s)
 cost_ms() { # NCPUS KEYS
 	if [ "$CACHEGRIND" = 1 ]; then
-		echo $(((($2 * 400 * 69 + OPS * 300 * 61) / 1000000 + 3003) * NIDX * REPEAT))
+		echo $(((($2 * 400 * 100 + OPS * 300 * 61) / 1000000 + 3003) * NIDX * REPEAT))
 		return
 	fi
 	echo $(((($2 * 400 + OPS * 300) / 1000000 + 3) * NIDX * REPEAT * SLOWDOWN))
@@ -393,7 +411,8 @@ fi
 if [ -n "$IDX_W" ] && [ "$IDX_W" != all ]; then
 	NIDX=$(echo "$IDX_W" | tr ',' '\n' | grep -c .)
 else
-	NIDX=4 # idr, skiplist, rbskip, null
+	# pidx_index_table[]: idr skiplist rbskip hash ccskip lazyskip maple null
+	NIDX=8
 fi
 
 PLAN=$(plan)
@@ -497,7 +516,7 @@ if [ "$INDEXES" = auto ] && [ -z "$IDX_W" ]; then
 	fi
 fi
 
-# the plan's index count now that the list is known (the estimate assumed 4)
+# the plan's index count now that the list is known (the estimate assumed 8)
 if [ "$IDX_W" != all ]; then
 	NIDX=$(echo "$IDX_W" | tr ',' '\n' | grep -c .)
 	STORMS=$((NCFG * NIDX * REPEAT))
