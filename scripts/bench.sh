@@ -87,10 +87,13 @@ Where:
                       the cachegrind sweep beside the others; auto: unless
                       the kernel sweep runs natively [CG_SWEEP=auto]
   --cg-keys LIST      keys sizes of the cachegrind sweep [CG_KEYS]; quick
-                      32K (about 1 min for 8 indexes), full 32K,1M (about
-                      12 min more: valgrind runs each 1M prefill twice)
-  --cg-workloads LIST workloads of the cachegrind sweep
-                      [CG_WORKLOADS=lookup,fork]
+                      32K (lookup and fork, 8 indexes: about 2 min on our
+                      loaded 2-core host), full 32K,1M (lookup at 1M about
+                      6.5 min more: valgrind runs each 1M prefill twice)
+  --cg-workloads LIST workloads of the cachegrind sweep; WORKLOAD@MAX runs
+                      at the keys sizes up to MAX only
+                      [CG_WORKLOADS=lookup,fork@32K]: fork at 1M took 14.5
+                      min for 8 indexes; give lookup,fork for it
   --cg-indexes LIST   indexes of the cachegrind sweep [CG_INDEXES]; default
                       the sweep's (--indexes)
   --cg-ops N          operations of a counted storm [CG_OPS=20000]; it runs
@@ -149,7 +152,7 @@ NUMA=${NUMA:-auto}
 USER_SWEEP=${USER_SWEEP:-auto}
 CG_SWEEP=${CG_SWEEP:-auto}
 CG_KEYS=${CG_KEYS:-}
-CG_WORKLOADS=${CG_WORKLOADS:-lookup,fork}
+CG_WORKLOADS=${CG_WORKLOADS:-lookup,fork@32K}
 CG_OPS=${CG_OPS:-20000}
 CG_INDEXES=${CG_INDEXES:-}
 CG_REPEAT=${CG_REPEAT:-1}
