@@ -1360,7 +1360,7 @@ def plot_ratios(run, others, sty, out, written):
     fig, axes = new_figure(len(panels), panel_w=max(
         6.0, 0.16 * len(names) * (nsrc + 1) + 1.6), panel_h=4.3,
         ncols=min(len(panels), 3))
-    table, floors, counts = [], [], []
+    table, floors, negatives, counts = [], [], [], []
     lo, hi = math.inf, 0.0
     for ax, (wl, keys) in zip(axes, panels):
         for si, src in enumerate(sources):
@@ -1380,6 +1380,14 @@ def plot_ratios(run, others, sty, out, written):
                         floors.append(fl)
                     continue
                 med, mn, mx, n, vm, vi = res
+                if mn <= 0:
+                    # cachegrind's difference of two runs can come out
+                    # below zero where little happens per op
+                    fl = (f"{wl} {fmt_keys(keys)}: {src['label']}: {name} "
+                          f"{vm:.3f} (not a count)")
+                    if fl not in negatives:
+                        negatives.append(fl)
+                    continue
                 counts.append(n)
                 lo, hi = min(lo, mn), max(hi, mx)
                 x = ni - 0.42 + width * (si + 0.5)
@@ -1391,7 +1399,7 @@ def plot_ratios(run, others, sty, out, written):
                                 color="black", capsize=1.8, elinewidth=0.8,
                                 linestyle="none")
                 ax.text(x, mx * 1.06, fmt_ratio(med), rotation=90,
-                        ha="center", va="bottom", fontsize=6.5)
+                        ha="center", va="bottom", fontsize=6.5, clip_on=True)
                 table.append((src["label"], src["emulated"], wl, keys, c[0],
                               c[1], name, src["col"], med, mn, mx, n, vm,
                               vi))
@@ -1426,6 +1434,13 @@ def plot_ratios(run, others, sty, out, written):
     if floors:
         foot.append("not drawn, idr's count per op below "
                     f"{RATIO_FLOOR}: " + "; ".join(floors))
+    if negatives:
+        foot.append("not drawn, a per-op value or ratio <= 0: "
+                    + "; ".join(negatives))
+    import textwrap
+    wrap = max(60, int(fig.get_size_inches()[0] * 12.5))
+    foot = [part for line in foot for part in textwrap.wrap(
+        line, wrap, subsequent_indent="    ")]
     notes = []
     if any(src["emulated"] for src in sources):
         notes.append(TCG_RATIO_NOTE)
