@@ -37,7 +37,7 @@ which it comes from:
      with user/pidx-user (kthread mode only),  (files in OUT/user/)
      cache-true times, user space
   3. the cachegrind sweep: lookup and fork on  rows substrate=user,
-     one CPU, counted under valgrind: exact    pmu=cachegrind
+     one CPU, counted under valgrind:          pmu=cachegrind
      instructions, D1 and LL misses per op     (files in OUT/cachegrind/)
 Natively only part 1 runs (its times are the hardware's).  results.csv holds
 the rows of all parts, columns matched by name.
@@ -99,7 +99,9 @@ Where:
   --cg-ops N          operations of a counted storm [CG_OPS=20000]; it runs
                       ops/2 and ops, the difference is per op
   --cg-repeat N       repeats of the cachegrind sweep [CG_REPEAT=1]: its
-                      counts are the same every time for one seed
+                      lookup counts repeat to about 1% for one seed (valgrind
+                      counts every thread: background RCU and resize work
+                      varies; see results/README.md)
   --smp N             VM vCPUs [SMP]; default the host's core count (nproc)
   --mem MB            VM memory [MEM]; default 2048, 4096 with --full
   --accel A           VM accelerator auto|tcg|kvm [ACCEL=auto]
@@ -356,7 +358,7 @@ part_text() {
 		fi
 		;;
 	user) echo "user/pidx-user natively on this host (the index files and the kernel's lib/ in user space; kthread storms): cache-true times, but user space's (README: User-space build): rows substrate=user, pmu=off${primary:+$([ "$primary" != user ] && echo "; files in user/")}" ;;
-	cachegrind) echo "user/pidx-user --cachegrind: each storm counted under valgrind on one CPU (D1 32 KiB 8-way, LL 1 MiB 16-way, a model, not this CPU): exact instructions, D1/LL misses, mispredicts per op; the rows' times are a native run's: rows substrate=user, pmu=cachegrind$([ "$primary" != cachegrind ] && echo "; files in cachegrind/")" ;;
+	cachegrind) echo "user/pidx-user --cachegrind: each storm counted under valgrind on one CPU (D1 32 KiB 8-way, LL 1 MiB 16-way, a model, not this CPU): instructions, D1/LL misses, mispredicts per op, counted, not timed; the rows' times are a native run's: rows substrate=user, pmu=cachegrind$([ "$primary" != cachegrind ] && echo "; files in cachegrind/")" ;;
 	esac
 }
 

@@ -1445,8 +1445,9 @@ def plot_ratios(run, others, sty, out, written):
     if any(src["emulated"] for src in sources):
         notes.append(TCG_RATIO_NOTE)
     if any(src["col"] != "ns_per_op" for src in sources):
-        notes.append("cachegrind: exact counts on a model (D1 32 KiB, LL "
-                     "1 MiB), the engine's share (the null row) included")
+        notes.append("cachegrind: counts on a model (D1 32 KiB, LL 1 MiB) "
+                     "of the whole process, the engine's share (the null "
+                     "row) included")
     rep = repeats_text(counts).replace("median of ", "").replace(
         "repeats, bars min-max", "paired repeats, whiskers min-max")
     # where each run's rows ran: a user sweep beside a VM's ran on the host
@@ -1459,8 +1460,8 @@ def plot_ratios(run, others, sty, out, written):
                         + (f"{sub} rows: " if len(subs) > 1 else "") + d)
     finish_figure(fig, runs, "ratio to idr: in the kernel, in user space, "
                   "and in cachegrind's counts",
-                  f"bars: median over {rep}; cachegrind counts are exact "
-                  "(one run)",
+                  f"bars: median over {rep}; cachegrind: one counted run "
+                  "per configuration",
                   handles, os.path.join(out, "ratio_to_idr"), written,
                   run_notes=False, notes=notes, foot=foot, head=head)
     path = os.path.join(out, "ratio_to_idr.csv")
