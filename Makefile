@@ -44,7 +44,8 @@ check-debug:
 check-matrix:
 	@scripts/check-matrix.sh
 
-# The main job: sweep, record, plot (natively, or in a stock kernel under QEMU).
+# The main job: sweep, record, plot (natively, or in a stock kernel under QEMU;
+# there also natively in user space and under cachegrind: scripts/bench.sh --help).
 bench:
 	@scripts/bench.sh $(if $(filter 1 yes true,$(FULL)),--full)
 
@@ -56,6 +57,7 @@ help:
 	@echo "  make check      the whole test suite (installs prerequisites as root)"
 	@echo "  make check-debug the guest tests again under the KASAN/lockdep and KCSAN kernels (built once)"
 	@echo "  make check-matrix build + guest suite on Debian 11/12/13 stock kernels (root; chroots cached)"
-	@echo "  make bench      benchmark sweep and plots (FULL=1 for the full sweep); see scripts/bench.sh --help"
+	@echo "  make bench      benchmark sweep and plots (FULL=1 for the full sweep); under QEMU also"
+	@echo "                  the user-space and cachegrind sweeps; see scripts/bench.sh --help"
 	@echo "  make user       user/pidx-user: the index files and the kernel's lib/ built natively"
 	@echo "variables: KDIR=<headers dir>  KVER=<kernel release>  W=1  C=1"

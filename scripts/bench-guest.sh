@@ -9,7 +9,8 @@
 # Every configuration is one `run` of all the indexes (their repeats are
 # interleaved by the module), so index ratios always come from one boot and
 # one moment.  The sweeps:
-#   keys sweep: every workload x every keys size, all online CPUs, first mode
+#   keys sweep: every workload x every keys size, all online CPUs (or
+#               --keys-cpus), first mode
 #   CPU sweep:  every workload x every mode x every CPU count, at one keys
 #               size (--cpu-sweep-keys, 32K); the point both sweeps share
 #               is run once.
@@ -18,6 +19,8 @@
 #   numa:       with two NUMA nodes or more, lookups on a CPU of node 0 with
 #               the index on node 0 (local), node 1 (remote), interleaved,
 #               at the CPU sweep's keys size
+# With --cachegrind (and --user) the plan is instead every workload x every
+# keys size on one CPU, each storm counted by pidx-user --cachegrind.
 
 set -u
 
@@ -44,6 +47,7 @@ to $OUT.  Every option has an environment equivalent (in brackets).
                       1024 and 1048576 [KEYS]
                       quick 1K,32K,256K; full 1K,4K,32K,256K,1M
   --cpu-sweep-keys N  keys size of the CPU sweep [CPU_SWEEP_KEYS=32K]
+  --keys-cpus N       CPUs of the keys sweep [KEYS_CPUS]; default all online
   --ops N             operations per CPU per storm [OPS]
                       quick 20000; full 100000; delete storms get at most
                       keys/cpus and insert storms what fits in pid_max
@@ -63,6 +67,12 @@ to $OUT.  Every option has an environment equivalent (in brackets).
                       the module: the same plan in kthread mode only (user
                       space has no IPIs), no numa sweep; rows say
                       substrate=user [PIDX_USER]
+  --cachegrind        with --user: the cachegrind sweep instead, every
+                      workload x every keys size on one CPU, each storm
+                      also counted under valgrind (pidx-user --cachegrind,
+                      rows pmu=cachegrind); no CPU, visits or numa sweep;
+                      a workload given as WORKLOAD@MAX (fork@32K) runs at
+                      the keys sizes up to MAX only [CACHEGRIND=1]
   --slowdown N        time factor for the estimate: 1 native or KVM, about
                       10 under QEMU TCG [SLOWDOWN; guessed from dmesg]
   --dry-run           print the plan and the estimate, touch nothing
@@ -91,6 +101,8 @@ WORKLOADS=${WORKLOADS:-lookup,insert,delete,mixed:90/5/5,mixed:50/25/25,fork,ite
 MODES=${MODES:-ipi,kthread}
 CPUS=${CPUS:-}
 KEYS=${KEYS:-}
+KEYS_CPUS=${KEYS_CPUS:-}
+CACHEGRIND=${CACHEGRIND:-0}
 CPU_SWEEP_KEYS=${CPU_SWEEP_KEYS:-32K}
 OPS=${OPS:-}
 REPEAT=${REPEAT:-}
@@ -114,6 +126,8 @@ while [ $# -gt 0 ]; do
 	--cpus) need_arg "$@"; CPUS=$2; shift ;;
 	--keys) need_arg "$@"; KEYS=$2; shift ;;
 	--cpu-sweep-keys) need_arg "$@"; CPU_SWEEP_KEYS=$2; shift ;;
+	--keys-cpus) need_arg "$@"; KEYS_CPUS=$2; shift ;;
+	--cachegrind) CACHEGRIND=1 ;;
 	--ops) need_arg "$@"; OPS=$2; shift ;;
 	--repeat) need_arg "$@"; REPEAT=$2; shift ;;
 	--seed) need_arg "$@"; SEED=$2; shift ;;
@@ -211,6 +225,10 @@ if [ -n "$PIDX_USER" ]; then
 	MODES_L=kthread
 	NUMA=no
 fi
+if [ "$CACHEGRIND" = 1 ]; then
+	[ -n "$PIDX_USER" ] || die "--cachegrind counts pidx-user's storms: give --user too" 2
+	VISITS=no
+fi
 [ -n "$MODES_L" ] || die "empty --modes" 2
 for m in $MODES_L; do
 	case $m in ipi | kthread) ;; *) die "unknown mode '$m' (ipi, kthread)" 2 ;; esac
@@ -222,7 +240,20 @@ case $NUMA in auto | yes | no) ;; *) die "--numa is auto, yes or no, not '$NUMA'
 VOPS=$((OPS < 4000 ? OPS : 4000))
 WL_L=$(echo "$WORKLOADS" | tr ',' ' ')
 [ -n "$WL_L" ] || die "empty --workloads" 2
+# with --cachegrind, WORKLOAD@MAX runs that workload at the keys sizes up
+# to MAX only (fork@32K: valgrind's 1M fork storms cost minutes each)
+WL_ALL=
+WL_AT=
 for w in $WL_L; do
+	case $w in
+	*@*)
+		[ "$CACHEGRIND" = 1 ] || die "'$w': WORKLOAD@MAX is for --cachegrind only" 2
+		k=$(to_num "${w#*@}") || die "'$w': '${w#*@}' is not a keys size" 2
+		w=${w%%@*}
+		WL_AT="$WL_AT $w@$k"
+		;;
+	*) WL_ALL="$WL_ALL $w" ;;
+	esac
 	case $w in
 	lookup | insert | delete | fork | iterate | mixed) ;;
 	mixed:*/*/*) ;;
@@ -241,6 +272,15 @@ else
 	ONLINE_LIST=$(expand_cpulist "0-$(($(grep -c '^processor' /proc/cpuinfo) - 1))")
 fi
 NONLINE=$(echo "$ONLINE_LIST" | grep -c .)
+# CPUs of the keys sweep: all online unless --keys-cpus
+if [ -z "$KEYS_CPUS" ]; then
+	KCPUS=$NONLINE
+elif ! is_uint "$KEYS_CPUS" || [ "$KEYS_CPUS" -lt 1 ] || [ "$KEYS_CPUS" -gt "$NONLINE" ]; then
+	die "--keys-cpus '$KEYS_CPUS' is not in 1..$NONLINE (CPUs online)" 2
+else
+	KCPUS=$KEYS_CPUS
+fi
+[ "$CACHEGRIND" = 1 ] && KCPUS=1
 
 # NUMA: nodes with memory, and the first CPU of node 0
 NNODES=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' 2>/dev/null | grep -c .)
@@ -301,15 +341,26 @@ fi
 # one line per configuration: MODE NCPUS KEYS WORKLOAD(:MIX) [visits|node=N]
 
 plan() {
+	if [ "$CACHEGRIND" = 1 ]; then
+		for k in $KEYS_L; do
+			for w in $WL_ALL; do
+				echo "kthread 1 $k $w cachegrind"
+			done
+			for a in $WL_AT; do
+				[ "$k" -le "${a#*@}" ] && echo "kthread 1 $k ${a%@*} cachegrind"
+			done
+		done
+		return
+	fi
 	for k in $KEYS_L; do
 		for w in $WL_L; do
-			echo "$FIRST_MODE $NONLINE $k $w"
+			echo "$FIRST_MODE $KCPUS $k $w"
 		done
 	done
 	for m in $MODES_L; do
 		for n in $CPUS_L; do
 			for w in $WL_L; do
-				if [ "$m" = "$FIRST_MODE" ] && [ "$n" = "$NONLINE" ]; then
+				if [ "$m" = "$FIRST_MODE" ] && [ "$n" = "$KCPUS" ]; then
 					case " $KEYS_L " in *" $SWEEP_K "*) continue ;; esac
 				fi
 				echo "$m $n $SWEEP_K $w"
@@ -331,8 +382,16 @@ plan() {
 
 # estimated milliseconds of one configuration (all indexes, all repeats):
 # per storm, prefill + verify + teardown ~0.4 us per key, ~0.3 us per
-# operation (each CPU does OPS, in parallel), ~3 ms fixed; times SLOWDOWN
+# operation (each CPU does OPS, in parallel), ~3 ms fixed; times SLOWDOWN.
+# A cachegrind configuration adds two runs under valgrind (ops/2 and ops),
+# each about 50 times the native prefill and 40 times the storm, plus
+# ~1.5 s to start (measured on a loaded 2-core host: lookup at 1M keys
+# 48 s per index, at 32K 5 s; fork at 1M 108 s, at 32K 8 s)
 cost_ms() { # NCPUS KEYS
+	if [ "$CACHEGRIND" = 1 ]; then
+		echo $(((($2 * 400 * 100 + OPS * 300 * 61) / 1000000 + 3003) * NIDX * REPEAT))
+		return
+	fi
 	echo $(((($2 * 400 + OPS * 300) / 1000000 + 3) * NIDX * REPEAT * SLOWDOWN))
 }
 
@@ -352,7 +411,8 @@ fi
 if [ -n "$IDX_W" ] && [ "$IDX_W" != all ]; then
 	NIDX=$(echo "$IDX_W" | tr ',' '\n' | grep -c .)
 else
-	NIDX=4 # idr, skiplist, rbskip, null
+	# pidx_index_table[]: idr skiplist rbskip hash ccskip lazyskip maple null
+	NIDX=8
 fi
 
 PLAN=$(plan)
@@ -366,7 +426,11 @@ EST_S=$(((TOTAL_MS + 999) / 1000))
 
 summary() {
 	say "sweep: $NCFG configurations x $NIDX indexes x $REPEAT repeats = $STORMS storms, estimated ${EST_S}s (slowdown x$SLOWDOWN)"
-	say "  keys sweep: keys $(commas "$KEYS_L"), $NONLINE CPUs, mode $FIRST_MODE; CPU sweep: CPUs $(commas "$CPUS_L"), modes $(commas "$MODES_L"), keys $SWEEP_K"
+	if [ "$CACHEGRIND" = 1 ]; then
+		say "  cachegrind sweep: keys $(commas "$KEYS_L"), 1 CPU, each storm also run twice under valgrind"
+	else
+		say "  keys sweep: keys $(commas "$KEYS_L"), $KCPUS CPUs, mode $FIRST_MODE; CPU sweep: CPUs $(commas "$CPUS_L"), modes $(commas "$MODES_L"), keys $SWEEP_K"
+	fi
 	say "  workloads $WORKLOADS; ops $OPS per CPU; seed $SEED; indexes ${IDX_W:-$INDEXES}"
 }
 
@@ -379,7 +443,9 @@ sweep_conf() {
 	echo "cpus=$(commas "$CPUS_L")"
 	echo "keys=$(commas "$KEYS_L")"
 	echo "cpu_sweep_keys=$SWEEP_K"
-	echo "keys_sweep_cpus=$NONLINE"
+	echo "keys_sweep_cpus=$KCPUS"
+	echo "online_cpus=$NONLINE"
+	echo "cachegrind=$CACHEGRIND"
 	echo "ops=$OPS"
 	echo "repeat=$REPEAT"
 	echo "seed=$SEED"
@@ -450,7 +516,7 @@ if [ "$INDEXES" = auto ] && [ -z "$IDX_W" ]; then
 	fi
 fi
 
-# the plan's index count now that the list is known (the estimate assumed 4)
+# the plan's index count now that the list is known (the estimate assumed 8)
 if [ "$IDX_W" != all ]; then
 	NIDX=$(echo "$IDX_W" | tr ',' '\n' | grep -c .)
 	STORMS=$((NCFG * NIDX * REPEAT))
@@ -494,7 +560,7 @@ user_run() { # OPS WORKLOAD MIX CPUS KEYS PID_MAX EXTRA
 	"$PIDX_USER" --quiet --csv "$OUT/results.csv" --run "$((done_n + 1))" \
 		--indexes "$IDX_W" --repeat "$REPEAT" --seed "$SEED" --ops "$1" \
 		--workload "$2" ${3:+--mix "$3"} --cpus "$4" --keys "$5" --pid-max "$6" \
-		${7:+--trace-visits} $USER_SET >>"$OUT/pidx-user.log" 2>&1
+		${7:+--trace-visits} ${8:+--cachegrind} $USER_SET >>"$OUT/pidx-user.log" 2>&1
 }
 
 # ---------------------------------------------------------------- sweep
@@ -544,7 +610,8 @@ while read -r mode n keys w extra <&3; do
 			err "$w with $keys keys on $n CPUs: no room for a single operation"
 			ok=0
 		elif ! user_run "$ops" "$workload" "$mix" "$cpus" "$keys" "$pm" \
-			"$([ "$extra" = visits ] && echo 1)"; then
+			"$([ "$extra" = visits ] && echo 1)" \
+			"$([ "$extra" = cachegrind ] && echo 1)"; then
 			err "pidx-user failed: workload=$w cpus=$cpus keys=$keys pid_max=$pm (see $OUT/pidx-user.log)"
 			ok=0
 		fi

@@ -404,15 +404,24 @@ expect_eq() {
 	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "expected '$2', saw '$3'"; fi
 }
 
+# csv_count FILE AWK-CONDITION: rows of a results.csv the condition keeps,
+# columns by name (c["verified"], c["substrate"], ...; a missing one is "")
+csv_count() {
+	awk -F, "NR == 1 { for (i = 1; i <= NF; i++) c[\$i] = i; next }
+		function v(n) { return (n in c) ? \$c[n] : \"\" }
+		$2 { n++ } END { print n + 0 }" "$1" 2>/dev/null || echo 0
+}
+
 bench_plumbing_test() {
-	section "make bench plumbing at a tiny size (keys 1K, 2 workloads, 2 repeats)"
-	local out=$WORK/bench
+	section "make bench plumbing at a tiny size (keys 1K, 2 workloads, 2 repeats): VM, user and cachegrind sweeps"
+	local out=$WORK/bench nk nu nc
 	if "$REPO/scripts/bench.sh" --vm --smp 2 --keys 1K --cpus 1,2 \
 		--cpu-sweep-keys 1K --workloads lookup,fork --modes ipi,kthread --ops 2000 --repeat 2 \
+		--cg-keys 1K --cg-workloads lookup --cg-indexes idr,skiplist,null --cg-ops 2000 \
 		--out "$out" >"$WORK/bench.log" 2>&1 &&
 		[ -s "$out/results.csv" ] && [ -s "$out/meta" ] &&
 		[ "$(find "$out" -name '*.png' | wc -l)" -ge 3 ] &&
-		! awk -F, 'NR > 1 && $28 == "FAILED"' "$out/results.csv" | grep -q .; then
+		[ "$(csv_count "$out/results.csv" 'v("verified") == "FAILED"')" = 0 ]; then
 		pass "bench --tiny: results.csv, meta and plots, nothing FAILED"
 	else
 		fail "bench --tiny" "results.csv, meta, 3+ PNGs, saw: $(tail -n 3 "$WORK/bench.log" | tr '\n' ' ')"
@@ -421,6 +430,42 @@ bench_plumbing_test() {
 		pass "bench says it used the VM and why"
 	else
 		fail "bench environment line" "a line naming the VM and TCG, saw: $(head -n 3 "$WORK/bench.log" | tr '\n' ' ')"
+	fi
+	# under QEMU the main job also runs the user sweep and cachegrind's
+	nk=$(csv_count "$out/results.csv" 'v("substrate") == "kernel"')
+	nu=$(csv_count "$out/results.csv" 'v("substrate") == "user" && v("pmu") == "off"')
+	nc=$(csv_count "$out/results.csv" 'v("substrate") == "user" && v("pmu") == "cachegrind" && v("instructions_per_op") > 0')
+	if [ "$nk" -gt 0 ] && [ "$nu" -gt 0 ] && [ "$nc" = 3 ]; then
+		pass "bench under QEMU: kernel, user and cachegrind rows in one results.csv ($nk, $nu, $nc)"
+	else
+		fail "bench under QEMU: three parts" "kernel and user rows and 3 cachegrind rows, saw $nk, $nu, $nc"
+	fi
+	if grep -qx 'parts=kernel,user,cachegrind' "$out/meta" && grep -q '^part_kernel=.*EMULATED' "$out/meta" &&
+		grep -q '^part_cachegrind=.*pmu=cachegrind' "$out/meta" &&
+		grep -q 'where the numbers come from' "$WORK/bench.log" &&
+		[ -s "$out/user/results.csv" ] && [ -s "$out/cachegrind/results.csv" ]; then
+		pass "bench: meta and output say where each part's rows come from"
+	else
+		fail "bench: where the rows come from" "parts= and part_*= in meta, the summary in the output, user/ and cachegrind/, saw: $(grep '^part' "$out/meta" | cut -c1-80 | tr '\n' ' ')"
+	fi
+	if [ -s "$out/plots/ratio_to_idr.png" ] && [ -s "$out/plots/user_latency.png" ] &&
+		grep -qF 'EMULATED' "$out/plots/ratio_to_idr.svg"; then
+		pass "bench: ratio_to_idr and the user rows' figures, the emulated bars named"
+	else
+		fail "bench: ratio_to_idr" "ratio_to_idr.png, user_latency.png, EMULATED in the SVG, saw: $(find "$out/plots" -name '*.png' -printf '%f ')"
+	fi
+	# --user alone, natively: seconds
+	out=$WORK/bench-user
+	if "$REPO/scripts/bench.sh" --user --keys 1K --cpus 1,2 --cpu-sweep-keys 1K \
+		--workloads lookup,fork --ops 2000 --repeat 2 --visits no --cachegrind-sweep no \
+		--out "$out" >"$WORK/bench-user.log" 2>&1 &&
+		grep -qx 'env=user' "$out/meta" && grep -qx 'parts=user' "$out/meta" &&
+		[ "$(csv_count "$out/results.csv" 'v("substrate") == "user" && v("verified") != "FAILED"')" -gt 0 ] &&
+		[ "$(csv_count "$out/results.csv" 'v("substrate") != "user" || v("verified") == "FAILED"')" = 0 ] &&
+		[ -s "$out/plots/latency.png" ]; then
+		pass "bench --user: user rows only, verified, meta env=user, plots"
+	else
+		fail "bench --user" "env=user, parts=user, only verified user rows, plots, saw: $(tail -n 3 "$WORK/bench-user.log" | tr '\n' ' ')"
 	fi
 }
 
