@@ -662,7 +662,8 @@ static int pidx_hash_alloc(struct pidx_index *idx, gfp_t gfp)
 		pid = pidx_hash_find_zero(h, floor, &seen);
 	if (pid >= 0) {
 		overloaded = pidx_hash_add_locked(h, o, pid, &seen);
-		h->cursor = pid + 1;
+		/* marked: read unlocked above, for the node guess */
+		WRITE_ONCE(h->cursor, pid + 1);
 	}
 	spin_unlock_irqrestore(&h->lock, flags);
 	if (pid < 0)

@@ -413,7 +413,8 @@ int pidx_sl_alloc_locked(struct pidx_sl *sl, struct pidx_sl_node *n)
 		return pid;
 	n->key = pid;
 	pidx_sl_link(sl, n, &path);
-	sl->cursor = pid + 1;
+	/* marked: pidx_sl_node_new() reads it unlocked, as a node guess */
+	WRITE_ONCE(sl->cursor, pid + 1);
 	return pid;
 }
 
