@@ -477,7 +477,7 @@ debug_kernel_tests() {
 	local fl=$1 paths kernel headers d=$WORK/dbg-$1 name opt=() t0 banner
 	case $fl in
 	kasan) name=debug banner='KernelAddressSanitizer initialized' ;;
-	kcsan) name=kcsan opt=(--kcsan) banner='kcsan: enabled early' ;;
+	kcsan) name=kcsan opt=(--kcsan) banner='' ;;
 	esac
 	section "$name kernel (${fl^^}): build once, cached"
 	t0=$SECONDS
@@ -495,8 +495,11 @@ debug_kernel_tests() {
 		fail "build against the $name kernel" "no warning, saw: $(grep -E 'warning:|error:' "$d/build.log" | head -3)"
 		return
 	fi
+	# KCSAN starts off: the guest suite switches it on once its report filter is
+	# set, so that the core kernel's boot-time races are never reported
+	[ "$fl" = kcsan ] && opt=(--append kcsan.early_enable=0) || opt=()
 	guest "$name" "$WORK/g$name" --smp 2 --timeout 2700 --kernel "$kernel" --headers "$headers" \
-		--ko "$d/pidx.ko" "$REPO/tests/guest/suite.sh" -- "$name"
+		${opt[@]+"${opt[@]}"} --ko "$d/pidx.ko" "$REPO/tests/guest/suite.sh" -- "$name"
 	if [ "$fl" = kasan ]; then
 		if grep -q "$banner" "$WORK/g$name/dmesg.txt" 2>/dev/null &&
 			grep -q 'Lock dependency validator' "$WORK/g$name/dmesg.txt" 2>/dev/null; then
@@ -505,11 +508,7 @@ debug_kernel_tests() {
 			fail "debug: checkers active" "KASAN and lockdep banners in dmesg, saw none"
 		fi
 	else
-		if grep -q "$banner" "$WORK/g$name/dmesg.txt" 2>/dev/null; then
-			pass "kcsan: KCSAN was active"
-		else
-			fail "kcsan: checker active" "'$banner' in dmesg, saw none"
-		fi
+		# the guest itself checks KCSAN was switched on and set watchpoints
 		kcsan_control "$kernel" "$headers"
 	fi
 }
@@ -526,8 +525,9 @@ kcsan_control() {
 		return
 	fi
 	"$REPO/scripts/vm-run.sh" --quiet --out "$b/out" --smp 2 --timeout 900 --kernel "$1" \
-		--headers "$2" --ko "$b/pidx.ko" "$REPO/tests/guest/suite.sh" -- \
-		only t_kcsan_filter t_kcsan_storms >"$b/vm-run.log" 2>&1
+		--headers "$2" --append kcsan.early_enable=0 --ko "$b/pidx.ko" \
+		"$REPO/tests/guest/suite.sh" -- only t_kcsan_filter t_kcsan_storms \
+		>"$b/vm-run.log" 2>&1
 	if grep -q 'BUG: KCSAN: data-race in pidx_rbskip' "$b/out/console.log"; then
 		pass "kcsan control: an unannotated rbskip latch is reported"
 	else
