@@ -409,6 +409,7 @@ static const char *const pidx_cmd_names[] = {
 	[PIDX_CMD_RUN]		= "run",
 	[PIDX_CMD_RESET]	= "reset",
 	[PIDX_CMD_SELFTEST]	= "selftest",
+	[PIDX_CMD_RACETEST]	= "racetest",
 };
 
 static ssize_t pidx_testcase_write(struct file *file, const char __user *ubuf,
@@ -425,7 +426,9 @@ static ssize_t pidx_testcase_write(struct file *file, const char __user *ubuf,
 	if (!strcmp(cmd, "run")) {
 		ret = pidx_run();
 	} else if (!strcmp(cmd, "selftest")) {
-		ret = pidx_selftest();
+		ret = pidx_selftest(false);
+	} else if (!strcmp(cmd, "racetest")) {
+		ret = pidx_selftest(true);
 	} else if (!strcmp(cmd, "reset")) {
 		if (!mutex_trylock(&pidx_run_lock))
 			return -EBUSY;
@@ -440,7 +443,7 @@ static ssize_t pidx_testcase_write(struct file *file, const char __user *ubuf,
 static int pidx_testcase_show(struct seq_file *m, void *v)
 {
 	mutex_lock(&pidx_cfg_lock);
-	seq_printf(m, "state: %s\nlast: %s %d %s\nruns: %u\ncommands: run reset selftest\n",
+	seq_printf(m, "state: %s\nlast: %s %d %s\nruns: %u\ncommands: run reset selftest racetest\n",
 		   pidx_running ? "running" : "idle",
 		   pidx_cmd_names[pidx_last_cmd], pidx_last_rc, pidx_last_why,
 		   pidx_run_no);
@@ -670,7 +673,8 @@ static int pidx_result_show(struct seq_file *m, void *v)
 	u32 run_no;
 
 	mutex_lock(&pidx_cfg_lock);
-	if (pidx_last_cmd == PIDX_CMD_SELFTEST && pidx_selftest_shown.buf) {
+	if ((pidx_last_cmd == PIDX_CMD_SELFTEST ||
+	     pidx_last_cmd == PIDX_CMD_RACETEST) && pidx_selftest_shown.buf) {
 		seq_puts(m, pidx_selftest_shown.buf);
 		mutex_unlock(&pidx_cfg_lock);
 		return 0;

@@ -175,7 +175,10 @@ struct pidx_log {
 
 __printf(2, 3) void pidx_log_printf(struct pidx_log *log, const char *fmt, ...);
 
-enum pidx_last_cmd { PIDX_CMD_NONE, PIDX_CMD_RUN, PIDX_CMD_RESET, PIDX_CMD_SELFTEST };
+enum pidx_last_cmd {
+	PIDX_CMD_NONE, PIDX_CMD_RUN, PIDX_CMD_RESET, PIDX_CMD_SELFTEST,
+	PIDX_CMD_RACETEST,
+};
 
 /* The last-command state: under pidx_cfg_lock. */
 extern enum pidx_last_cmd pidx_last_cmd;
@@ -196,9 +199,10 @@ extern u32 pidx_stall_test_ms;
 int pidx_run(void);
 void pidx_kthread_wait_stop(void);
 void pidx_reset(void);
-int pidx_selftest(void);
+int pidx_selftest(bool races_only);
 unsigned int pidx_selftest_index(const struct pidx_ops *ops,
-				 struct pidx_log *log, unsigned int *checks);
+				 struct pidx_log *log, unsigned int *checks,
+				 bool races_only);
 
 void pidx_fill_params(const struct pidx_config *cfg,
 		      struct pidx_params *p);

@@ -500,6 +500,16 @@ debug_kernel_tests() {
 	[ "$fl" = kcsan ] && opt=(--append kcsan.early_enable=0) || opt=()
 	guest "$name" "$WORK/g$name" --smp 2 --timeout 2700 --kernel "$kernel" --headers "$headers" \
 		${opt[@]+"${opt[@]}"} --ko "$d/pidx.ko" "$REPO/tests/guest/suite.sh" -- "$name"
+	# the selftest's concurrent phases alone at 1 and 4 vCPUs (the full
+	# level above runs at 2): one writer and a CPU shared, and more CPUs
+	# than the host has (KCSAN first sets its filter and dense watchpoints)
+	local smp only=(t_racetest)
+	[ "$fl" = kcsan ] && only=(t_kcsan_filter t_racetest t_kcsan_dense t_kcsan_active)
+	for smp in 1 4; do
+		guest "$name ${smp}cpu" "$WORK/g$name$smp" --smp $smp --mem 3072 --timeout 1800 \
+			--kernel "$kernel" --headers "$headers" ${opt[@]+"${opt[@]}"} \
+			--ko "$d/pidx.ko" "$REPO/tests/guest/suite.sh" -- only "${only[@]}"
+	done
 	if [ "$fl" = kasan ]; then
 		if grep -q "$banner" "$WORK/g$name/dmesg.txt" 2>/dev/null &&
 			grep -q 'Lock dependency validator' "$WORK/g$name/dmesg.txt" 2>/dev/null; then

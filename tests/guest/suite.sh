@@ -188,20 +188,30 @@ t_kcsan_dense() {
 	done
 }
 
+# t_selftest [racetest [MIN]]: every index passes all its checks, and more
+# than MIN (100) of them
 t_selftest() {
-	r=$(wr testcase selftest)
-	expect "selftest returns success" ok "$r"
+	c=${1:-selftest}
+	r=$(wr testcase "$c")
+	expect "$c returns success" ok "$r"
 	for ix in $INDEXES; do
 		line=$(grep "^selftest $ix:" $D/test_result)
 		n=$(echo "$line" | awk '{ print $3 }')
 		m=$(echo "$line" | awk '{ print $5 }')
-		if [ -n "$n" ] && [ "$n" = "$m" ] && [ "$n" -gt 100 ]; then
-			pass "selftest $ix ($n of $m checks)"
+		if [ -n "$n" ] && [ "$n" = "$m" ] && [ "$n" -gt "${2:-100}" ]; then
+			pass "$c $ix ($n of $m checks)"
 		else
-			fail "selftest $ix" "all checks passed, saw '$line'"
+			fail "$c $ix" "all checks passed, saw '$line'"
 			grep -A3 "FAIL $ix" $D/test_result | head -20
 		fi
 	done
+}
+
+# The concurrent phases alone: under the checkers' kernels at 1 and 4 vCPUs
+t_racetest() {
+	t_selftest racetest 30
+	expect "racetest: testcase names it" "racetest 0" \
+		"$(awk '/^last:/ { print $2, $3 }' $D/testcase)"
 }
 
 # Every workload x mode x index at small sizes, each verified.
