@@ -12,7 +12,8 @@
  * that starts with that key.  A sentinel key 0 (PIDs start at 1) of unbounded
  * height heads every level, so the leftmost node of each level starts with 0
  * and the root is the one node of the top level.  A search reads one node per
- * level, binary-searching its keys, so a lookup reads about log_B(n) + 1
+ * level, searching its keys from an interpolated first probe (ccs_rank()),
+ * so a lookup reads about log_B(n) + 1
  * nodes instead of the (p - 1) log_p(n) nodes of a pointer-per-key skip list:
  * 4 at 32K keys, 5-6 at 1M.
  *
@@ -55,8 +56,10 @@
 #include <linux/bitops.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/prefetch.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -86,6 +89,13 @@ struct ccs_node {
 	u16 nr;
 	u8 level;
 	u8 unused;
+	/*
+	 * (nr - 1) / (keys[nr - 1] - keys[0]) in 1.31 fixed point, set by
+	 * ccs_node_seal() before the node is published: the slope of
+	 * ccs_rank()'s interpolated first probe.  0 (nr == 1, or a node not
+	 * sealed) only costs the search its shortcut.
+	 */
+	u32 scale;
 	u32 keys[];
 };
 
@@ -156,38 +166,121 @@ static struct ccs_tail *ccs_tail(struct ccs_node *n)
 	return (struct ccs_tail *)((char *)n + ccs_tail_off(n->nr, n->level));
 }
 
-/* The last slot whose key is <= @key; keys[0] <= @key by the descent. */
-static __always_inline u32 ccs_rank(const struct ccs_node *n, u32 nr, u32 key)
-{
-	const u32 *k = n->keys;
-	u32 base = 0, half;
+/* __ccs_rank_full()'s fixed steps, 32 down to 1, cover 2^6 keys */
+#define CCS_RANK_STEPS		6
+/* __ccs_rank()'s window around the interpolated probe: steps 4, 2, 1 */
+#define CCS_WINDOW		8
+#define CCS_WINDOW_BACK		(CCS_WINDOW / 2)
 
-	/* halving without an exit test: the same steps for every key */
-	while (nr > 1) {
-		half = nr / 2;
-		if (k[base + half] <= key)
-			base += half;
-		nr -= half;
-	}
-	return base;
+static __always_inline u32 ccs_rank_step(const u32 *k, u32 base, u32 last,
+					 u32 key, u32 half, bool traced)
+{
+	u32 i = min(base + half, last);
+
+	if (traced)
+		pidx_visit_more(&k[i], sizeof(u32));
+	/* arithmetic, not ?: which the compiler may turn back into a branch */
+	return base + ((i - base) & -(u32)(k[i] <= key));
 }
 
-/* ccs_rank() reporting the header and each key it reads to trace_visits */
-static noinline u32 ccs_rank_traced(const struct ccs_node *n, u32 nr, u32 key)
+/*
+ * The last slot whose key is <= @key; keys[0] <= @key by the descent.
+ *
+ * Every step is a compare and a select, with a fixed count: a binary search
+ * whose loop followed nr ended at a different trip in each node, and that
+ * exit, with the select the compiler had made a branch, cost 3.9
+ * mispredicts per lookup at 1M keys.  A probe past the last key is
+ * clamped to it: reading keys[nr - 1] where a longer array would have more
+ * keys gives the answer that padding with keys above @key would (base moves
+ * to nr - 1 only when every key is <= @key).  A node larger than
+ * 2^CCS_RANK_STEPS (1.6% at B = 16) first narrows to that size in a loop.
+ */
+static __always_inline u32 __ccs_rank_full(const struct ccs_node *n, u32 nr,
+					   u32 key, bool traced)
 {
 	const u32 *k = n->keys;
-	u32 base = 0, half;
+	u32 last = nr - 1, base = 0, half;
 
-	pidx_visit_node(n, sizeof(*n));
-	while (nr > 1) {
-		half = nr / 2;
-		pidx_visit_more(&k[base + half], sizeof(u32));
-		if (k[base + half] <= key)
-			base += half;
-		nr -= half;
+	if (unlikely(nr > 1U << CCS_RANK_STEPS)) {
+		for (half = 1U << CCS_RANK_STEPS; half < nr; half <<= 1)
+			;
+		while (half > 1U << CCS_RANK_STEPS) {
+			half >>= 1;
+			base = ccs_rank_step(k, base, last, key, half, traced);
+		}
 	}
-	pidx_visit_more(&k[base], sizeof(u32));
-	return base;
+	/* unrolled: a loop's exit is one more branch to predict */
+	base = ccs_rank_step(k, base, last, key, 32, traced);
+	base = ccs_rank_step(k, base, last, key, 16, traced);
+	base = ccs_rank_step(k, base, last, key, 8, traced);
+	base = ccs_rank_step(k, base, last, key, 4, traced);
+	base = ccs_rank_step(k, base, last, key, 2, traced);
+	return ccs_rank_step(k, base, last, key, 1, traced);
+}
+
+/* The slot of @key if @n's keys were evenly spread; see struct ccs_node. */
+static __always_inline u32 ccs_guess(const struct ccs_node *n, u32 nr, u32 key)
+{
+	return min_t(u64, ((u64)(key - n->keys[0]) * n->scale) >> 31, nr - 1);
+}
+
+/*
+ * __ccs_rank_full()'s answer, looked for first where it should be: PIDs
+ * are dense, so a node's keys lie close to the line from its first key to
+ * its last.  The probe is interpolated on it (ccs_guess()), and three
+ * steps search the CCS_WINDOW slots from CCS_WINDOW_BACK before it.  Two
+ * loads beside those steps, not after them, check that the answer lies in
+ * the window (the key at its start is <= @key, the one past its end is
+ * not).  In a leaf of consecutive PIDs the probe is exact; inner nodes hold
+ * the keys of a random height, unevenly spaced, and left the window in
+ * about one search in ten at 32K keys: only those search the node whole.
+ * Against the whole search alone this is four dependent probes instead of
+ * six, and natively 15-20% faster lookups at 1M keys.
+ */
+static __always_inline u32 __ccs_rank(const struct ccs_node *n, u32 nr,
+				      u32 key, bool traced)
+{
+	const u32 *k = n->keys;
+	u32 last = nr - 1, base, hi;
+	bool in;
+
+	base = ccs_guess(n, nr, key);
+	base = base > CCS_WINDOW_BACK ? base - CCS_WINDOW_BACK : 0;
+	hi = base + CCS_WINDOW;
+	if (traced) {
+		pidx_visit_more(&k[base], sizeof(u32));
+		pidx_visit_more(&k[min(hi, last)], sizeof(u32));
+	}
+	/*
+	 * One branch, on the answer only: "hi > last ||" as a branch of its
+	 * own would follow the node's size, which varies from node to node.
+	 */
+	in = (k[base] <= key) & ((hi > last) | (k[min(hi, last)] > key));
+	if (likely(in)) {
+		base = ccs_rank_step(k, base, last, key, 4, traced);
+		base = ccs_rank_step(k, base, last, key, 2, traced);
+		return ccs_rank_step(k, base, last, key, 1, traced);
+	}
+	return __ccs_rank_full(n, nr, key, traced);
+}
+
+static __always_inline u32 ccs_rank(const struct ccs_node *n, u32 nr, u32 key)
+{
+	return __ccs_rank(n, nr, key, false);
+}
+
+/* ccs_rank() reporting each key it reads to trace_visits */
+static noinline u32 ccs_rank_traced_keys(const struct ccs_node *n, u32 nr,
+					 u32 key)
+{
+	return __ccs_rank(n, nr, key, true);
+}
+
+/* ... and the header first, for a node not read before */
+static u32 ccs_rank_traced(const struct ccs_node *n, u32 nr, u32 key)
+{
+	pidx_visit_node(n, sizeof(*n));
+	return ccs_rank_traced_keys(n, nr, key);
 }
 
 static __always_inline u32 ccs_visit_rank(const struct ccs_node *n, u32 nr,
@@ -260,6 +353,7 @@ static struct ccs_node *ccs_node_new(struct ccs *c, u32 nr, u32 level,
 	n->nr = nr;
 	n->level = level;
 	n->unused = 0;
+	n->scale = 0;
 	t = ccs_tail(n);
 	t->back = ccs_tail_off(nr, level);
 	t->bytes = bytes;
@@ -268,6 +362,24 @@ static struct ccs_node *ccs_node_new(struct ccs *c, u32 nr, u32 level,
 	c->lvl_keys[level] += nr;
 	WRITE_ONCE(c->bytes, c->bytes + bytes);
 	return n;
+}
+
+/* The interpolation slope of @n's keys; see struct ccs_node. */
+static u32 ccs_scale(const struct ccs_node *n)
+{
+	u32 span;
+
+	if (n->nr < 2)
+		return 0;
+	span = n->keys[n->nr - 1] - n->keys[0];
+	/* keys ascend: span >= nr - 1, so the slope is at most 1.0 = 2^31 */
+	return div_u64((u64)(n->nr - 1) << 31, span);
+}
+
+/* Once its keys are in, before the node is published. */
+static void ccs_node_seal(struct ccs_node *n)
+{
+	n->scale = ccs_scale(n);
 }
 
 static void ccs_node_free(struct ccs_node *n)
@@ -312,21 +424,46 @@ static gfp_t ccs_lock_gfp(gfp_t gfp)
 	return (gfpflags_allow_blocking(gfp) ? GFP_ATOMIC : gfp) | __GFP_NOWARN;
 }
 
+/*
+ * Every key is on level 0, so the descent tests for @pid there only: a test
+ * on every level would be taken at a level that varies with the key's
+ * height, a branch to mispredict, for the few keys (one in B) it would save
+ * a level or more.
+ */
 static bool ccs_lookup(struct pidx_index *idx, u32 pid)
 {
 	struct ccs_node *n = rcu_dereference(to_ccs(idx)->root);
+	struct ccs_node __rcu **kids;
 	u32 nr, i;
 
-	for (;;) {
+	while (n->level) {
 		nr = n->nr;
+		kids = ccs_kids(n, nr);
+		/*
+		 * The child pointers lie after the keys, a line or two away:
+		 * start their loads now, beside the search, not after it.
+		 */
+		prefetch(kids);
+		prefetch(&kids[nr - 1]);
 		i = ccs_visit_rank(n, nr, pid);
-		/* a key on any level is present; 0 is only the sentinel */
-		if (n->keys[i] == pid)
-			return pid != 0;
-		if (!n->level)
-			return false;
 		n = ccs_rkid(n, nr, i);
 	}
+	/*
+	 * In a leaf of consecutive PIDs the interpolated slot is @pid's own:
+	 * one load then, not the window's three steps.
+	 */
+	nr = n->nr;
+	i = ccs_guess(n, nr, pid);
+	pidx_visit_node(n, sizeof(*n));
+	pidx_visit_more(&n->keys[i], sizeof(u32));
+	if (likely(n->keys[i] == pid))
+		return pid != 0;
+	if (static_branch_unlikely(&pidx_visits_on))
+		i = ccs_rank_traced_keys(n, nr, pid);
+	else
+		i = ccs_rank(n, nr, pid);
+	/* 0 is only the sentinel */
+	return n->keys[i] == pid && pid;
 }
 
 static int ccs_find_ge(struct pidx_index *idx, u32 pid)
@@ -520,6 +657,8 @@ static int ccs_insert_locked(struct ccs *c, u32 key, gfp_t gfp)
 		ccs_copy_slots(m, p + 2, n, p + 1, n->nr - p - 1);
 	}
 
+	for (l = 0; l < nf; l++)
+		ccs_node_seal(fresh[l]);
 	pidx_race_delay();
 	ccs_publish(c, &path, h - 1, m);
 	for (l = h; l < path.top; l++)
@@ -598,6 +737,8 @@ static int ccs_remove_locked(struct ccs *c, u32 key)
 		ccs_copy_slots(m, p, n, p + 1, n->nr - p - 1);
 	}
 
+	for (l = 0; l <= top; l++)
+		ccs_node_seal(fresh[l]);
 	pidx_race_delay();
 	ccs_publish(c, &path, top, m);
 	for (l = top + 1; l < path.top; l++)
@@ -845,6 +986,9 @@ static u32 ccs_check_node(struct ccs_check *chk, struct ccs_node *n,
 	if (n->keys[n->nr - 1] >= hi)
 		ccs_bad(chk, "level %u: key %u at or past the node's end %u",
 			level, n->keys[n->nr - 1], hi);
+	if (n->scale != ccs_scale(n))
+		ccs_bad(chk, "node at %u level %u: scale %u, its keys give %u",
+			lo, level, n->scale, ccs_scale(n));
 	if (!level)
 		return n->nr - !n->keys[0];
 	cnt = ccs_counts(n);

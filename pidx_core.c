@@ -232,7 +232,6 @@ static void pidx_free_storm(struct pidx_storm *s)
 	}
 	kfree(s->workers);
 	kfree(s->worker_of);
-	kvfree(s->keys);
 }
 
 /*
@@ -276,7 +275,6 @@ static int pidx_prefill(struct pidx_storm *s)
 			       s->ops->name, i, pid, i + 1);
 			return -EUCLEAN;
 		}
-		s->keys[i] = pid;
 		if (!(i & 0xfff)) {
 			if (READ_ONCE(s->abort))
 				return -EINTR;
@@ -364,10 +362,9 @@ static int pidx_prepare(struct pidx_storm *s)
 	if (ret)
 		return ret;
 	s->batch = clamp(cfg->ops / 16, PIDX_BATCH_MIN, PIDX_BATCH_MAX);
-	s->keys = kvmalloc_array(max(cfg->keys, 1U), sizeof(u32), GFP_KERNEL);
 	s->workers = kcalloc(s->nworkers, sizeof(*s->workers), GFP_KERNEL);
 	s->worker_of = kcalloc(nr_cpu_ids, sizeof(*s->worker_of), GFP_KERNEL);
-	if (!s->keys || !s->workers || !s->worker_of)
+	if (!s->workers || !s->worker_of)
 		return -ENOMEM;
 	s->nkeys = cfg->keys;
 	s->stable = cfg->keys - slice * s->nworkers;
@@ -397,12 +394,12 @@ static int pidx_prepare(struct pidx_storm *s)
 		s->ops->nodes(s->idx, s->mem_nodes);
 		s->mem_nodes_known = true;
 	}
-	pidx_shuffle(s->keys, s->nkeys, &rng);
+	pidx_order_init(s, &rng);
 	for (wi = 0; wi < s->nworkers; wi++) {
 		struct pidx_worker *w = &s->workers[wi];
 
 		for (n = 0; n < slice; n++)
-			w->ring[n] = s->keys[s->stable + wi * slice + n];
+			w->ring[n] = pidx_key_of(s, s->stable + wi * slice + n);
 		w->ring_len = slice;
 		pidx_pmu_open(&w->pmu, w->cpu, cfg->pmu);
 		for (i = 0; i < PIDX_PMU_NR; i++)
@@ -441,7 +438,7 @@ static u32 pidx_check_contents(struct pidx_storm *s, struct pidx_result *res)
 		return 0;
 	}
 	for (i = 0; i < s->stable; i++)
-		__set_bit(s->keys[i], expect);
+		__set_bit(pidx_key_of(s, i), expect);
 	nexpect = s->stable;
 	for (i = 0; i < s->nworkers; i++) {
 		struct pidx_worker *w = &s->workers[i];

@@ -67,10 +67,20 @@ struct pidx_storm {
 	u32 batch;
 	u64 round_max_ns;		/* ipi: longest on_each_cpu round */
 
-	/* prefilled PIDs, shuffled; [0, stable) are never deleted */
-	u32 *keys;
+	/*
+	 * The prefill's PIDs are 1..nkeys, checked as they are made (the null
+	 * index's excepted).  The storm takes them in the order of an affine
+	 * permutation, pidx_key_of(): the j-th is 1 + (j * mul + add) % nkeys.
+	 * [0, stable) of that order are never deleted; each CPU owns a slice
+	 * of the rest.  A formula, not an array: a lookup draws its PID with
+	 * a few instructions instead of a load from 4 MB of keys at 1M keys,
+	 * which cost the engine (and every index's lookup) a cache miss.
+	 */
 	u32 nkeys;
 	u32 stable;
+	u32 perm_mul;
+	u32 perm_add;
+	u32 perm_inv;			/* perm_mul's inverse modulo nkeys */
 	/* index objects per NUMA node right after the prefill */
 	u64 mem_nodes[PIDX_NODES_MAX];
 	bool mem_nodes_known;
@@ -92,10 +102,10 @@ struct pidx_storm {
 };
 
 u32 pidx_space(u32 pid_max);
-void pidx_lookup_key(struct pidx_worker *w, u32 j);
 void pidx_run_batch(struct pidx_worker *w);
 void pidx_untimed_lookups(struct pidx_worker *w, u32 n);
-void pidx_shuffle(u32 *a, u32 n, u64 *rng);
+void pidx_order_init(struct pidx_storm *s, u64 *rng);
+u32 pidx_key_of(const struct pidx_storm *s, u32 j);
 int pidx_plan(const struct pidx_config *cfg, unsigned int ncpus,
 	      u32 *slice, u32 *ring_cap, const char **why);
 

@@ -537,10 +537,9 @@ static int prepare(struct pidx_storm *s, const char **why)
 	if (ret)
 		return ret;
 	s->batch = clamp(cfg->ops / 16, PIDX_BATCH_MIN, PIDX_BATCH_MAX);
-	s->keys = calloc(max(cfg->keys, 1U), sizeof(u32));
 	s->workers = aligned_alloc(64, ALIGN(s->nworkers * sizeof(*s->workers), 64));
 	s->worker_of = calloc(nr_cpu_ids, sizeof(*s->worker_of));
-	if (!s->keys || !s->workers || !s->worker_of)
+	if (!s->workers || !s->worker_of)
 		return -ENOMEM;
 	memset(s->workers, 0, s->nworkers * sizeof(*s->workers));
 	s->nkeys = cfg->keys;
@@ -576,18 +575,17 @@ static int prepare(struct pidx_storm *s, const char **why)
 				s->ops->name, i, pid, i + 1);
 			return -EUCLEAN;
 		}
-		s->keys[i] = pid;
 	}
 	if (s->ops->nodes) {
 		s->ops->nodes(s->idx, s->mem_nodes);
 		s->mem_nodes_known = true;
 	}
-	pidx_shuffle(s->keys, s->nkeys, &rng);
+	pidx_order_init(s, &rng);
 	for (wi = 0; wi < s->nworkers; wi++) {
 		struct pidx_worker *w = &s->workers[wi];
 
 		for (n = 0; n < slice; n++)
-			w->ring[n] = s->keys[s->stable + wi * slice + n];
+			w->ring[n] = pidx_key_of(s, s->stable + wi * slice + n);
 		w->ring_len = slice;
 	}
 	return 0;
@@ -605,7 +603,6 @@ static void free_storm(struct pidx_storm *s)
 	}
 	free(s->workers);
 	free(s->worker_of);
-	free(s->keys);
 }
 
 /* The oracle of pidx_check_contents(): by iteration and by lookup. */
@@ -622,7 +619,7 @@ static u32 check_contents(struct pidx_storm *s, struct pidx_result *res)
 		return 0;
 	}
 	for (i = 0; i < s->stable; i++)
-		__set_bit(s->keys[i], expect);
+		__set_bit(pidx_key_of(s, i), expect);
 	nexpect = s->stable;
 	for (i = 0; i < s->nworkers; i++) {
 		struct pidx_worker *w = &s->workers[i];
