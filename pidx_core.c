@@ -700,10 +700,24 @@ static bool pidx_prefill_move(int node)
 	       !set_cpus_allowed_ptr(current, mask);
 }
 
+/*
+ * How often the prefill asks again for a number whose allocation failed
+ * before it gives up: a passing shortage (or an injected failure) costs a
+ * retry, a lasting one fails the run before any storm, saying why in
+ * testcase, and the part-built index is destroyed unstormed.
+ */
+#define PIDX_PREFILL_TRIES	8
+
+/* why the storm in flight failed, where dmesg is not all (pidx_run_lock) */
+static char pidx_storm_why[112];
+/* the copy testcase shows, as pidx_last_why (pidx_cfg_lock) */
+static char pidx_storm_why_shown[112];
+
 /* prefill in process context, as fork does, checking each number */
 static int pidx_prefill(struct pidx_storm *s)
 {
 	const struct pidx_config *cfg = s->cfg;
+	unsigned int tries;
 	u32 i;
 
 	for (i = 0; i < cfg->keys; i++) {
@@ -718,6 +732,16 @@ static int pidx_prefill(struct pidx_storm *s)
 		if (cfg->node == PIDX_NODE_INTERLEAVE && (!i || !((i + 1) & 63)))
 			pidx_prefill_move(pidx_mem_node(cfg->node, i + 1));
 		pid = s->ops->alloc(s->idx, GFP_KERNEL);
+		for (tries = 1; pid == -ENOMEM && tries < PIDX_PREFILL_TRIES; tries++) {
+			cond_resched();
+			pid = s->ops->alloc(s->idx, GFP_KERNEL);
+		}
+		if (pid == -ENOMEM) {
+			snprintf(pidx_storm_why, sizeof(pidx_storm_why),
+				 "prefill of %s: no memory for key %u of %u in %u tries: not stormed",
+				 s->ops->name, i + 1, cfg->keys, PIDX_PREFILL_TRIES);
+			pr_err("pidx: %s\n", pidx_storm_why);
+		}
 		if (pid < 0)
 			return pid;
 		if (!s->ops->no_contents && pid != i + 1) {
@@ -1362,6 +1386,7 @@ int pidx_run(void)
 	}
 	/* one mask for the whole run: its marks and its rows' labels agree */
 	pidx_run_faults = READ_ONCE(pidx_fault_inject);
+	pidx_storm_why[0] = '\0';
 
 	cpus_read_lock();
 	ret = pidx_check_config(&cfg, &why);
@@ -1394,10 +1419,16 @@ int pidx_run(void)
 	}
 	if (ret == -EINTR)
 		why = "a fatal signal stopped the run: rows of the index it stopped in are dropped";
+	else if (ret && *pidx_storm_why)
+		why = pidx_storm_why;
 	else if (ret)
 		why = "an index's storm failed: see dmesg";
 out:
 	mutex_lock(&pidx_cfg_lock);
+	if (why == pidx_storm_why) {
+		strscpy(pidx_storm_why_shown, pidx_storm_why, sizeof(pidx_storm_why_shown));
+		why = pidx_storm_why_shown;
+	}
 	pidx_running = false;
 	pidx_last_cmd = PIDX_CMD_RUN;
 	pidx_last_rc = ret;
