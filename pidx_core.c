@@ -704,7 +704,10 @@ static bool pidx_prefill_move(int node)
  * How often the prefill asks again for a number whose allocation failed
  * before it gives up: a passing shortage (or an injected failure) costs a
  * retry, a lasting one fails the run before any storm, saying why in
- * testcase, and the part-built index is destroyed unstormed.
+ * testcase, and the part-built index is destroyed unstormed.  Like the rest
+ * of a run's setup (create, the key, ring and latency arrays) it allocates
+ * with GFP_KERNEL and without __GFP_NOWARN: a failure there is no counted
+ * operation but the run's end, and the allocator's warning says why.
  */
 #define PIDX_PREFILL_TRIES	8
 
@@ -1256,6 +1259,13 @@ static int pidx_storm_one(const struct pidx_ops *ops, const struct pidx_config *
 	if (!cpumask_subset(&cfg->cpus, cpu_online_mask)) {
 		ret = -EINVAL;
 	} else if (cfg->mode == PIDX_MODE_IPI) {
+		/*
+		 * __GFP_NOWARN: a storm's atomic allocation that fails is an
+		 * operation counted in fails, expected under pressure, and a
+		 * splat for each would flood the log (failslab too reports
+		 * none for it).  The kthread storm's GFP_KERNEL keeps the
+		 * warning: it fails only once reclaim has, which is news.
+		 */
 		s.gfp = GFP_ATOMIC | __GFP_NOWARN;
 		t0 = ktime_get_ns();
 		ret = pidx_storm_ipi(&s);
