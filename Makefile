@@ -6,7 +6,7 @@
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 
-.PHONY: all module clean install help check check-debug check-matrix bench
+.PHONY: all module clean install help check check-debug check-matrix bench user
 
 # Without headers, one line that says what to do, instead of Kbuild's errors.
 ifneq ($(filter all module install,$(or $(MAKECMDGOALS),all)),)
@@ -23,9 +23,14 @@ module:
 clean:
 	@if [ -f "$(KDIR)/Makefile" ]; then $(MAKE) -C "$(KDIR)" M="$(CURDIR)" clean; \
 	else rm -f ./*.o ./*.ko ./*.mod ./*.mod.c ./.*.cmd Module.symvers modules.order; fi
+	@$(MAKE) -s -C user clean
 
 install:
 	$(MAKE) -C "$(KDIR)" M="$(CURDIR)" modules_install
+
+# The index files built natively with the kernel's own lib/ files: user/pidx-user.
+user:
+	$(MAKE) -C user KDIR="$(KDIR)"
 
 # The test suite: every check, ends with "N passed, N failed".
 check:
@@ -39,7 +44,8 @@ check-debug:
 check-matrix:
 	@scripts/check-matrix.sh
 
-# The main job: sweep, record, plot (natively, or in a stock kernel under QEMU).
+# The main job: sweep, record, plot (natively, or in a stock kernel under QEMU;
+# there also natively in user space and under cachegrind: scripts/bench.sh --help).
 bench:
 	@scripts/bench.sh $(if $(filter 1 yes true,$(FULL)),--full)
 
@@ -51,5 +57,7 @@ help:
 	@echo "  make check      the whole test suite (installs prerequisites as root)"
 	@echo "  make check-debug the guest tests again under the KASAN/lockdep and KCSAN kernels (built once)"
 	@echo "  make check-matrix build + guest suite on Debian 11/12/13 stock kernels (root; chroots cached)"
-	@echo "  make bench      benchmark sweep and plots (FULL=1 for the full sweep); see scripts/bench.sh --help"
+	@echo "  make bench      benchmark sweep and plots (FULL=1 for the full sweep); under QEMU also"
+	@echo "                  the user-space and cachegrind sweeps; see scripts/bench.sh --help"
+	@echo "  make user       user/pidx-user: the index files and the kernel's lib/ built natively"
 	@echo "variables: KDIR=<headers dir>  KVER=<kernel release>  W=1  C=1"

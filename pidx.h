@@ -100,6 +100,12 @@ struct pidx_ops {
 	 * off, so it may fail with -ENOMEM, leaving the key in place.
 	 */
 	bool remove_may_fail;
+	/*
+	 * lookup/find_ge may wait for a writer to finish a step (maple's walk
+	 * restarts until a killed node's replacement is linked), so a reader
+	 * in an interrupt must never stop a writer on its own CPU.
+	 */
+	bool readers_may_wait;
 
 	/* Process context; returns ERR_PTR() on failure. */
 	struct pidx_index *(*create)(const struct pidx_params *p);
@@ -250,6 +256,26 @@ static __always_inline void pidx_visit_more(const void *p, size_t len)
 {
 	if (static_branch_unlikely(&pidx_visits_on))
 		__pidx_visit(p, len, false);
+}
+
+/*
+ * Race hunting: writers call pidx_race_delay() in the windows where another
+ * CPU can meet their work half done (a node initialised but not yet
+ * published, a tower linked on some levels, a lock taken but not yet
+ * validated, a resize between steps).  The selftest's concurrent phases
+ * turn it on, and each call then waits a random 0-3 us half the time, so
+ * that the other side of each window gets to run in it.  A static key, not
+ * a build option: every build's selftest (make check runs the stock module)
+ * hunts with it, while off each call is one NOP, so timing runs pay
+ * nothing measurable, as with pidx_visits_on.
+ */
+DECLARE_STATIC_KEY_FALSE(pidx_race_delays);
+void __pidx_race_delay(void);
+
+static __always_inline void pidx_race_delay(void)
+{
+	if (static_branch_unlikely(&pidx_race_delays))
+		__pidx_race_delay();
 }
 
 #endif /* _PIDX_H */

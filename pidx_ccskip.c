@@ -419,6 +419,7 @@ static int ccs_grow(struct ccs *c, u32 h, gfp_t gfp)
 		n->keys[0] = 0;
 		RCU_INIT_POINTER(ccs_kids(n, 1)[0], below);
 		ccs_counts(n)[0] = w;
+		pidx_race_delay();
 		rcu_assign_pointer(c->root, n);
 		below = n;
 	}
@@ -519,6 +520,7 @@ static int ccs_insert_locked(struct ccs *c, u32 key, gfp_t gfp)
 		ccs_copy_slots(m, p + 2, n, p + 1, n->nr - p - 1);
 	}
 
+	pidx_race_delay();
 	ccs_publish(c, &path, h - 1, m);
 	for (l = h; l < path.top; l++)
 		ccs_counts(path.n[l])[path.pos[l]]++;
@@ -596,6 +598,7 @@ static int ccs_remove_locked(struct ccs *c, u32 key)
 		ccs_copy_slots(m, p, n, p + 1, n->nr - p - 1);
 	}
 
+	pidx_race_delay();
 	ccs_publish(c, &path, top, m);
 	for (l = top + 1; l < path.top; l++)
 		ccs_counts(path.n[l])[path.pos[l]]--;

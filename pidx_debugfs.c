@@ -321,6 +321,7 @@ module_param_named(trace_visits, pidx_params[14], charp, 0444);
 module_param_named(node, pidx_params[15], charp, 0444);
 module_param_named(pmu, pidx_params[16], charp, 0444);
 MODULE_PARM_DESC(indexes, "initial settings: each parameter takes the words of the debugfs file of its name");
+MODULE_PARM_DESC(mode, "ipi or kthread; the default is ipi, or kthread on PREEMPT_RT (where ipi storms may only read)");
 
 /* Copies a user write into @buf as a trimmed string; refuses empty/overlong. */
 static int pidx_get_user_word(const char __user *ubuf, size_t count,
@@ -540,6 +541,28 @@ static void pidx_show_pmu(struct seq_file *m, const struct pidx_result *r,
 			   pidx_milli(&b, r->pmu_milli[c]) : "n/a");
 }
 
+/* The longest round (or batch) and irqs-off stretch of the run's storms. */
+static void pidx_show_bounds(struct seq_file *m, const struct pidx_result *r)
+{
+	const struct pidx_result *s = r;
+	struct pidx_milli b[2];
+	u64 round = 0, irqs_off = 0;
+
+	list_for_each_entry_from(s, &pidx_results, node) {
+		round = max(round, s->round_max_ns);
+		irqs_off = max(irqs_off, s->irqs_off_max_ns);
+	}
+	if (r->mode == PIDX_MODE_IPI)
+		seq_printf(m, "\nbounds: longest ipi round %s ms, interrupts off %s ms on one CPU; bound %u ms\n",
+			   pidx_milli(&b[0], div_u64(round, 1000)),
+			   pidx_milli(&b[1], div_u64(irqs_off, 1000)),
+			   PIDX_ROUND_BOUND_MS);
+	else
+		seq_printf(m, "\nbounds: longest kthread batch %s ms; bound %u ms\n",
+			   pidx_milli(&b[0], div_u64(round, 1000)),
+			   PIDX_ROUND_BOUND_MS);
+}
+
 /* What trace_visits, the pmu and the node setting add to the rows. */
 static void pidx_show_more(struct seq_file *m, struct list_head *first)
 {
@@ -576,6 +599,7 @@ static void pidx_show_more(struct seq_file *m, struct list_head *first)
 			seq_putc(m, '\n');
 		}
 	}
+	pidx_show_bounds(m, r);
 	pidx_node_name(node, sizeof(node), r->numa_node);
 	seq_printf(m, "\nNUMA: node %s%s%s%s; storm cpu:node %s\n", node,
 		   *r->numa_note ? " (" : "", r->numa_note,
@@ -712,7 +736,7 @@ static int pidx_csv_show(struct seq_file *m, void *v)
 	char node[16];
 
 	if (v == &pidx_results) {
-		seq_puts(m, "run,index,workload,mode,mix,cpus,ncpus,keys,ops,pid_max,seed,repeat,total_ops,fails,errors,elapsed_ns,ns_per_op,mops,cpu_nsop_min,cpu_nsop_max,p50_ns,p90_ns,p99_ns,max_ns,clock_ns,mem_bytes,bytes_per_key,verified,extra,trace_visits,visits_per_op,visits_max,lines_per_op,lines_max,pmu,cycles_per_op,instructions_per_op,cache_refs_per_op,cache_misses_per_op,llc_load_misses_per_op,node,cpu_nodes,mem_nodes\n");
+		seq_puts(m, "run,index,workload,mode,mix,cpus,ncpus,keys,ops,pid_max,seed,repeat,total_ops,fails,errors,elapsed_ns,ns_per_op,mops,cpu_nsop_min,cpu_nsop_max,p50_ns,p90_ns,p99_ns,max_ns,clock_ns,mem_bytes,bytes_per_key,verified,extra,trace_visits,visits_per_op,visits_max,lines_per_op,lines_max,pmu,cycles_per_op,instructions_per_op,cache_refs_per_op,cache_misses_per_op,llc_load_misses_per_op,node,cpu_nodes,mem_nodes,round_max_ns,irqs_off_max_ns,substrate\n");
 		return 0;
 	}
 	r = list_entry(v, struct pidx_result, node);
@@ -738,7 +762,14 @@ static int pidx_csv_show(struct seq_file *m, void *v)
 	seq_puts(m, pidx_pmu_mode_names[r->pmu]);
 	pidx_show_pmu(m, r, ',');
 	pidx_node_name(node, sizeof(node), r->numa_node);
-	seq_printf(m, ",%s,%s,%s\n", node, r->cpu_nodes, r->mem_nodes);
+	seq_printf(m, ",%s,%s,%s,%llu,", node, r->cpu_nodes, r->mem_nodes,
+		   r->round_max_ns);
+	if (r->mode == PIDX_MODE_IPI)
+		seq_printf(m, "%llu,", r->irqs_off_max_ns);
+	else
+		seq_puts(m, "n/a,");
+	/* substrate: user/pidx-user writes "user" rows */
+	seq_puts(m, "kernel\n");
 	return 0;
 }
 
@@ -815,6 +846,16 @@ static void pidx_debugfs_file(const char *name, umode_t mode, void *data,
 		*err = PTR_ERR(d);
 }
 
+/* For a file whose debugfs_create_*() does not say whether it was made. */
+static void pidx_debugfs_found(const char *name, int *err)
+{
+	struct dentry *d = debugfs_lookup(name, pidx_dir);
+
+	if (!d && !*err)
+		*err = -ENOMEM;
+	dput(d);
+}
+
 int pidx_debugfs_init(void)
 {
 	unsigned int i;
@@ -831,6 +872,9 @@ int pidx_debugfs_init(void)
 	pidx_debugfs_file("results.csv", 0400, NULL, &pidx_csv_fops, &ret);
 	pidx_debugfs_file("available", 0400, NULL, &pidx_available_fops, &ret);
 	pidx_debugfs_file("memory", 0400, NULL, &pidx_memory_fops, &ret);
+	/* tests only: ms the next storm's first batch spins (irqs off in ipi) */
+	debugfs_create_u32("stall_test", 0600, pidx_dir, &pidx_stall_test_ms);
+	pidx_debugfs_found("stall_test", &ret);
 	for (i = 0; i < ARRAY_SIZE(pidx_settings); i++)
 		pidx_debugfs_file(pidx_settings[i].name, 0600,
 				  (void *)&pidx_settings[i], &pidx_setting_fops, &ret);

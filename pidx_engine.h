@@ -59,6 +59,22 @@ extern const char *const pidx_mode_names[PIDX_NR_MODES];
 #define PIDX_FORK_WINDOW_MAX	65536U
 #define PIDX_FORK_LOOKUPS	3
 
+/*
+ * The longest an ipi round may keep interrupts off on a CPU, and the longest
+ * an on_each_cpu round or a kthread batch may take, before the run FAILs.
+ * Under TCG with two CPU-bound loops beside the guest on a busy 2-core host,
+ * 444 storms like make check's gave at most 262 ms with interrupts off, 267 ms
+ * per ipi round and 1105 ms per kthread batch (a maple fork batch, which may
+ * sleep in its allocations); the VM runner saw the host take a vCPU away for
+ * 1 to 2.3 s now and then.  The clock is ktime, so such a host pause
+ * lengthens the figure too: the bound holds whatever the host did, and the
+ * runner, not the module, judges host pauses.  It is still far below the
+ * 20 to 60 s after which the kernel's stall detectors speak.
+ */
+#define PIDX_ROUND_BOUND_MS	5000U
+/* stall_test (tests only): the next storm's first batch spins this long */
+#define PIDX_STALL_TEST_MAX_MS	60000U
+
 struct pidx_config {
 	unsigned long indexes;		/* bit i: pidx_index_table[i] */
 	enum pidx_workload workload;
@@ -136,6 +152,10 @@ struct pidx_result {
 	const char *numa_note;		/* how the setting was applied, or "" */
 	char cpu_nodes[96];
 	char mem_nodes[96];
+
+	/* bounds (PIDX_ROUND_BOUND_MS): ipi: longest round, longest callback */
+	u64 round_max_ns;		/* kthread: longest batch */
+	u64 irqs_off_max_ns;		/* kthread: 0 (batches run with irqs on) */
 };
 
 /* Results since load or reset, oldest first; protected by pidx_results_lock. */
@@ -170,6 +190,8 @@ extern bool pidx_running;
 extern struct pidx_log pidx_selftest_log;
 extern struct pidx_log pidx_selftest_shown;
 void pidx_selftest_publish(void);
+/* debugfs stall_test, ms: taken (and zeroed) by the next storm */
+extern u32 pidx_stall_test_ms;
 
 int pidx_run(void);
 void pidx_kthread_wait_stop(void);

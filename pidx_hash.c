@@ -416,6 +416,8 @@ static bool pidx_hash_add_locked(struct pidx_hash *h, struct pidx_hash_obj *o,
 				&seen->full);
 		__set_bit(w, h->full);
 	}
+	/* find_ge() meets the bit before the object is in the table */
+	pidx_race_delay();
 	pidx_hash_visit_slot(t, pidx_hash_bucket(t, pid), &seen->tbl);
 	pidx_hash_link(h, t, o);
 	if (pidx_hash_in_new(h, t, pid)) {
@@ -449,6 +451,7 @@ static struct pidx_hash_obj *pidx_hash_del_locked(struct pidx_hash *h, u32 pid,
 		return NULL;
 	if (pidx_hash_in_new(h, t, pid))
 		pidx_hash_unlink(h, h->new_tbl, pid, &seen->new_tbl);
+	pidx_race_delay();
 	clear_bit(pid, h->map);
 	pidx_hash_visit(&h->full[BIT_WORD(BIT_WORD(pid))], sizeof(*h->full),
 			&seen->full);
@@ -511,8 +514,11 @@ static void pidx_hash_resize_work(struct work_struct *work)
 			if (pidx_hash_copy_locked(h, old, new))
 				break;
 			spin_unlock_irqrestore(&h->lock, flags);
+			/* writers meet the table half copied */
+			pidx_race_delay();
 			cond_resched();
 		}
+		pidx_race_delay();
 		/* @new holds every PID, as writers kept it up to date */
 		rcu_assign_pointer(h->tbl, new);
 		h->new_tbl = NULL;

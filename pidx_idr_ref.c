@@ -98,6 +98,8 @@ static void idr_ref_publish(struct pidx_idr *r, int nr)
 {
 	unsigned long flags;
 
+	/* reserved, not yet published: lookups miss it, remove() leaves it */
+	pidx_race_delay();
 	spin_lock_irqsave(&r->lock, flags);
 	idr_replace(&r->idr, xa_mk_value(nr), nr);
 	spin_unlock_irqrestore(&r->lock, flags);

@@ -89,6 +89,8 @@
 #define LZ_CLASS_SIZE(cls)	(32U << (cls))
 /* verify() reports beyond this many only add to the count */
 #define LZ_REPORT_MAX		10
+/* searches of a full space that releases overlapped, before -ENOSPC anyway */
+#define LZ_CLAIM_PASSES		8
 
 /*
  * Bits of a node's word.  Once the node is published, the lock bit is taken
@@ -116,6 +118,8 @@ struct lz_pcpu {
 	long nr;
 	long bytes;
 	unsigned long retries;	/* validations that failed */
+	/* releases begun plus ended here: odd during one (lz_claim_any()) */
+	unsigned long releases;
 	long hist[LZ_MAX_LEVEL + 1];
 };
 
@@ -327,6 +331,7 @@ static int lz_find(struct lz *lz, u32 key, unsigned int levels,
 
 	pidx_visit_node(x, sizeof(*x));
 	for (lvl = levels - 1; lvl >= 0; lvl--) {
+		pidx_race_delay();
 		y = lz_next(x, lvl);
 		while (y && y != stop && lz_visit_key(y) < key) {
 			x = y;
@@ -368,6 +373,7 @@ static void lz_link(struct lz *lz, struct lz_node *n)
 	int i, highest;
 	bool valid;
 
+	pidx_race_delay();
 	/* Raised first: a search that starts after the link sees every level. */
 	top = READ_ONCE(lz->top);
 	while (h > top && !try_cmpxchg(&lz->top, &top, h))
@@ -382,6 +388,7 @@ static void lz_link(struct lz *lz, struct lz_node *n)
 			succ = succs[i];
 			if (!i || pred != preds[i - 1])
 				lz_lock(pred);
+			pidx_race_delay();
 			highest = i;
 			/*
 			 * The claimed bit keeps @key itself out, but an
@@ -400,8 +407,10 @@ static void lz_link(struct lz *lz, struct lz_node *n)
 	for (i = 0; i < h; i++)
 		RCU_INIT_POINTER(n->next[i], succs[i]);
 	/* Bottom up, so no level ever holds @n without the levels below it. */
-	for (i = 0; i < h; i++)
+	for (i = 0; i < h; i++) {
 		rcu_assign_pointer(preds[i]->next[i], n);
+		pidx_race_delay();
+	}
 	lz_unlock_preds(preds, highest);
 	lz_unlock(n);
 
@@ -418,16 +427,19 @@ static struct lz_node *lz_unlink(struct lz *lz, u32 key)
 {
 	struct lz_node *preds[LZ_MAX_LEVEL], *succs[LZ_MAX_LEVEL];
 	struct lz_node *victim = NULL, *pred;
-	int i, h = 0, found, highest;
+	int i, h = 1, found, highest;
+	unsigned int levels;
 	bool valid;
 
 	for (;;) {
-		found = lz_find(lz, key, lz_search_levels(lz, 1), preds, succs);
+		levels = lz_search_levels(lz, h);
+		found = lz_find(lz, key, levels, preds, succs);
 		if (!victim) {
 			if (found < 0)
 				return NULL;
 			victim = succs[found];
 			h = lz_height(victim);
+			pidx_race_delay();
 			/*
 			 * Waits for its insert to finish if it has not: the
 			 * levels it was missing then fail the validation
@@ -439,6 +451,13 @@ static struct lz_node *lz_unlink(struct lz *lz, u32 key)
 				return NULL;
 			}
 			__set_bit(LZ_MARKED, &victim->word);
+			/*
+			 * A search that read top before that insert raised it
+			 * left preds[] above the old top unset: search all of
+			 * the victim's levels before locking any of them.
+			 */
+			if (levels < h)
+				continue;
 		}
 		valid = true;
 		highest = -1;
@@ -446,6 +465,7 @@ static struct lz_node *lz_unlink(struct lz *lz, u32 key)
 			pred = preds[i];
 			if (!i || pred != preds[i - 1])
 				lz_lock(pred);
+			pidx_race_delay();
 			highest = i;
 			valid = !lz_marked(pred) && lz_locked_next(pred, i) == victim;
 		}
@@ -456,8 +476,10 @@ static struct lz_node *lz_unlink(struct lz *lz, u32 key)
 	}
 
 	/* Top down: no level holds it without the levels below it. */
-	for (i = h - 1; i >= 0; i--)
+	for (i = h - 1; i >= 0; i--) {
 		rcu_assign_pointer(preds[i]->next[i], lz_locked_next(victim, i));
+		pidx_race_delay();
+	}
 	lz_unlock_preds(preds, highest);
 	lz_unlock(victim);
 
@@ -489,16 +511,25 @@ static bool lz_claim(struct lz *lz, u32 k)
 	return true;
 }
 
-/* After the last unlink: an allocator that claims @k never meets the old node. */
+/*
+ * After the last unlink: an allocator that claims @k never meets the old
+ * node.  Interrupts off, so this CPU's releases never overlap.
+ */
 static void lz_release(struct lz *lz, u32 k)
 {
+	unsigned long *releases = &this_cpu_ptr(lz->pcpu)->releases;
 	unsigned int w = k / BITS_PER_LONG;
 
+	/* odd before the bit is free: the unlock orders the two */
+	WRITE_ONCE(*releases, *releases + 1);
 	clear_bit_unlock(k, lz->map);
 	/* freed bit before the look at the full bit */
 	smp_mb__after_atomic();
 	if (test_bit(w, lz->full))
 		clear_bit(w, lz->full);
+	/* both bits settled before the count is even again */
+	smp_wmb();
+	WRITE_ONCE(*releases, *releases + 1);
 }
 
 /* The first number in [@k, @end) that looks free, or @end. */
@@ -535,6 +566,50 @@ static int lz_claim_from(struct lz *lz, u32 k)
 			return k;
 		/* another writer got it first: its number is not free */
 		k++;
+	}
+}
+
+/* The sum of the per-CPU release counts; @busy: one is under way. */
+static unsigned long lz_releases(struct lz *lz, bool *busy)
+{
+	unsigned long sum = 0, r;
+	unsigned int cpu;
+
+	*busy = false;
+	for_each_possible_cpu(cpu) {
+		r = READ_ONCE(per_cpu_ptr(lz->pcpu, cpu)->releases);
+		*busy |= r & 1;
+		sum += r;
+	}
+	return sum;
+}
+
+/*
+ * Claim the first free number in [@floor, pid_max).  -ENOSPC only from a
+ * pass during which no release began or ended, as a seqcount reader would
+ * check, per CPU: a lockless pass can otherwise miss every free number, each
+ * freed behind it while the one ahead was taken, and report a full space
+ * that never was.  With no release, the free numbers only shrank while the
+ * pass ran, so the space was full when it ended.  Bounded, as interrupts are
+ * off: a pass that keeps meeting releases has others making progress.
+ */
+static int lz_claim_any(struct lz *lz, u32 floor)
+{
+	unsigned long before;
+	int pid, pass;
+	bool busy;
+
+	for (pass = 0;; pass++) {
+		before = lz_releases(lz, &busy);
+		/* the counts before the bitmap: pairs with lz_release() */
+		smp_rmb();
+		pid = lz_claim_from(lz, floor);
+		if (pid >= 0 || pass == LZ_CLAIM_PASSES)
+			return pid;
+		/* the bitmap before the counts again */
+		smp_rmb();
+		if (!busy && lz_releases(lz, &busy) == before)
+			return pid;
 	}
 }
 
@@ -724,9 +799,11 @@ static int lz_alloc(struct pidx_index *idx, gfp_t gfp)
 	local_irq_save(flags);
 	rcu_read_lock();
 	pid = lz_claim_from(lz, start);
-	if (pid < 0 && start > floor) {
-		pid = lz_claim_from(lz, floor);
-		lap++;
+	if (pid < 0) {
+		/* from the floor: a new lap unless the first pass began there */
+		if (start > floor)
+			lap++;
+		pid = lz_claim_any(lz, floor);
 	}
 	if (pid >= 0) {
 		lz_rekey(n, pid);

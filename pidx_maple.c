@@ -627,6 +627,7 @@ const struct pidx_ops pidx_maple_ops = {
 	.name		= "maple",
 	.desc		= "kernel maple tree: RCU B-tree, gap-tracked alloc; writers need irqs on",
 	.writers_need_irqs_on = true,
+	.readers_may_wait = true,
 	.create		= pidx_maple_create,
 	.destroy	= pidx_maple_destroy,
 	.alloc		= pidx_maple_alloc,

@@ -190,6 +190,7 @@ static void pidx_rbskip_tree_add(struct pidx_rbskip *rb, struct pidx_sl_node *n)
 		/* Readers move to the other copy before this one changes. */
 		raw_write_seqcount_latch(&rb->seq);
 		pidx_rbskip_insert_one(&rb->tree[i], l, i);
+		pidx_race_delay();
 	}
 	pidx_rbskip_latch_end();
 	WRITE_ONCE(rb->tree_nr, rb->tree_nr + 1);
@@ -204,6 +205,7 @@ static void pidx_rbskip_tree_del(struct pidx_rbskip *rb, struct pidx_sl_node *n)
 	for (i = 0; i < 2; i++) {
 		raw_write_seqcount_latch(&rb->seq);
 		rb_erase(&l->rb[i], &rb->tree[i]);
+		pidx_race_delay();
 	}
 	pidx_rbskip_latch_end();
 	WRITE_ONCE(rb->tree_nr, rb->tree_nr - 1);

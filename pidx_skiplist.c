@@ -383,9 +383,12 @@ static void pidx_sl_link(struct pidx_sl *sl, struct pidx_sl_node *n,
 	for (; i < sl->max_level; i++)
 		(*pidx_sl_spanp(path->pred[i], i))++;
 
+	pidx_race_delay();
 	/* Bottom up, so no level ever holds @n without the levels below it. */
-	for (i = 0; i < h; i++)
+	for (i = 0; i < h; i++) {
 		rcu_assign_pointer(path->pred[i]->next[i], n);
+		pidx_race_delay();
+	}
 
 	/* read locklessly by describe() */
 	WRITE_ONCE(sl->nr, sl->nr + 1);
@@ -452,6 +455,7 @@ struct pidx_sl_node *pidx_sl_unlink_locked(struct pidx_sl *sl, u32 key)
 		if (i)
 			*pidx_sl_spanp(x, i) += *pidx_sl_spanp(n, i) - 1;
 		rcu_assign_pointer(x->next[i], pidx_sl_wnext(sl, n, i));
+		pidx_race_delay();
 	}
 	for (i = n->height; i < sl->max_level; i++)
 		(*pidx_sl_spanp(path.pred[i], i))--;

@@ -9,7 +9,8 @@
 # Every configuration is one `run` of all the indexes (their repeats are
 # interleaved by the module), so index ratios always come from one boot and
 # one moment.  The sweeps:
-#   keys sweep: every workload x every keys size, all online CPUs, first mode
+#   keys sweep: every workload x every keys size, all online CPUs (or
+#               --keys-cpus), first mode
 #   CPU sweep:  every workload x every mode x every CPU count, at one keys
 #               size (--cpu-sweep-keys, 32K); the point both sweeps share
 #               is run once.
@@ -18,6 +19,8 @@
 #   numa:       with two NUMA nodes or more, lookups on a CPU of node 0 with
 #               the index on node 0 (local), node 1 (remote), interleaved,
 #               at the CPU sweep's keys size
+# With --cachegrind (and --user) the plan is instead every workload x every
+# keys size on one CPU, each storm counted by pidx-user --cachegrind.
 
 set -u
 
@@ -44,6 +47,7 @@ to $OUT.  Every option has an environment equivalent (in brackets).
                       1024 and 1048576 [KEYS]
                       quick 1K,32K,256K; full 1K,4K,32K,256K,1M
   --cpu-sweep-keys N  keys size of the CPU sweep [CPU_SWEEP_KEYS=32K]
+  --keys-cpus N       CPUs of the keys sweep [KEYS_CPUS]; default all online
   --ops N             operations per CPU per storm [OPS]
                       quick 20000; full 100000; delete storms get at most
                       keys/cpus and insert storms what fits in pid_max
@@ -59,6 +63,16 @@ to $OUT.  Every option has an environment equivalent (in brackets).
   --out DIR           where results.csv and guest-info go [OUT]
   --ko PATH           module to insmod when pidx is not loaded
                       [PIDX_KO=/pidx/pidx.ko]
+  --user PATH         run the sweep with user/pidx-user at PATH instead of
+                      the module: the same plan in kthread mode only (user
+                      space has no IPIs), no numa sweep; rows say
+                      substrate=user [PIDX_USER]
+  --cachegrind        with --user: the cachegrind sweep instead, every
+                      workload x every keys size on one CPU, each storm
+                      also counted under valgrind (pidx-user --cachegrind,
+                      rows pmu=cachegrind); no CPU, visits or numa sweep;
+                      a workload given as WORKLOAD@MAX (fork@32K) runs at
+                      the keys sizes up to MAX only [CACHEGRIND=1]
   --slowdown N        time factor for the estimate: 1 native or KVM, about
                       10 under QEMU TCG [SLOWDOWN; guessed from dmesg]
   --dry-run           print the plan and the estimate, touch nothing
@@ -80,12 +94,15 @@ die() { echo "$PROG: error: $1" >&2; exit "${2:-1}"; }
 errors=0
 D=${PIDX_DEBUGFS:-/sys/kernel/debug/pidx}
 PIDX_KO=${PIDX_KO:-/pidx/pidx.ko}
+PIDX_USER=${PIDX_USER:-}
 FULL=${FULL:-0}
 INDEXES=${INDEXES:-auto}
 WORKLOADS=${WORKLOADS:-lookup,insert,delete,mixed:90/5/5,mixed:50/25/25,fork,iterate}
 MODES=${MODES:-ipi,kthread}
 CPUS=${CPUS:-}
 KEYS=${KEYS:-}
+KEYS_CPUS=${KEYS_CPUS:-}
+CACHEGRIND=${CACHEGRIND:-0}
 CPU_SWEEP_KEYS=${CPU_SWEEP_KEYS:-32K}
 OPS=${OPS:-}
 REPEAT=${REPEAT:-}
@@ -109,6 +126,8 @@ while [ $# -gt 0 ]; do
 	--cpus) need_arg "$@"; CPUS=$2; shift ;;
 	--keys) need_arg "$@"; KEYS=$2; shift ;;
 	--cpu-sweep-keys) need_arg "$@"; CPU_SWEEP_KEYS=$2; shift ;;
+	--keys-cpus) need_arg "$@"; KEYS_CPUS=$2; shift ;;
+	--cachegrind) CACHEGRIND=1 ;;
 	--ops) need_arg "$@"; OPS=$2; shift ;;
 	--repeat) need_arg "$@"; REPEAT=$2; shift ;;
 	--seed) need_arg "$@"; SEED=$2; shift ;;
@@ -117,6 +136,7 @@ while [ $# -gt 0 ]; do
 	--numa) need_arg "$@"; NUMA=$2; shift ;;
 	--out) need_arg "$@"; OUT=$2; shift ;;
 	--ko) need_arg "$@"; PIDX_KO=$2; shift ;;
+	--user) need_arg "$@"; PIDX_USER=$2; shift ;;
 	--slowdown) need_arg "$@"; SLOWDOWN=$2; shift ;;
 	--online) need_arg "$@"; ONLINE_N=$2; shift ;;
 	--dry-run) DRY=1 ;;
@@ -196,6 +216,19 @@ is_uint "$SEED" || die "--seed '$SEED' is not a number" 2
 KEYS_L=$(num_list "$KEYS") || exit 2
 SWEEP_K=$(to_num "$CPU_SWEEP_KEYS") || die "--cpu-sweep-keys '$CPU_SWEEP_KEYS' is not a number" 2
 MODES_L=$(echo "$MODES" | tr ',' ' ')
+# pidx-user has the kthread mode only: threads, no on_each_cpu()
+if [ -n "$PIDX_USER" ]; then
+	case " $MODES_L " in
+	*" kthread "*) ;;
+	*) die "--user runs kthread storms only; --modes '$MODES' has none" 2 ;;
+	esac
+	MODES_L=kthread
+	NUMA=no
+fi
+if [ "$CACHEGRIND" = 1 ]; then
+	[ -n "$PIDX_USER" ] || die "--cachegrind counts pidx-user's storms: give --user too" 2
+	VISITS=no
+fi
 [ -n "$MODES_L" ] || die "empty --modes" 2
 for m in $MODES_L; do
 	case $m in ipi | kthread) ;; *) die "unknown mode '$m' (ipi, kthread)" 2 ;; esac
@@ -207,7 +240,20 @@ case $NUMA in auto | yes | no) ;; *) die "--numa is auto, yes or no, not '$NUMA'
 VOPS=$((OPS < 4000 ? OPS : 4000))
 WL_L=$(echo "$WORKLOADS" | tr ',' ' ')
 [ -n "$WL_L" ] || die "empty --workloads" 2
+# with --cachegrind, WORKLOAD@MAX runs that workload at the keys sizes up
+# to MAX only (fork@32K: valgrind's 1M fork storms cost minutes each)
+WL_ALL=
+WL_AT=
 for w in $WL_L; do
+	case $w in
+	*@*)
+		[ "$CACHEGRIND" = 1 ] || die "'$w': WORKLOAD@MAX is for --cachegrind only" 2
+		k=$(to_num "${w#*@}") || die "'$w': '${w#*@}' is not a keys size" 2
+		w=${w%%@*}
+		WL_AT="$WL_AT $w@$k"
+		;;
+	*) WL_ALL="$WL_ALL $w" ;;
+	esac
 	case $w in
 	lookup | insert | delete | fork | iterate | mixed) ;;
 	mixed:*/*/*) ;;
@@ -226,6 +272,15 @@ else
 	ONLINE_LIST=$(expand_cpulist "0-$(($(grep -c '^processor' /proc/cpuinfo) - 1))")
 fi
 NONLINE=$(echo "$ONLINE_LIST" | grep -c .)
+# CPUs of the keys sweep: all online unless --keys-cpus
+if [ -z "$KEYS_CPUS" ]; then
+	KCPUS=$NONLINE
+elif ! is_uint "$KEYS_CPUS" || [ "$KEYS_CPUS" -lt 1 ] || [ "$KEYS_CPUS" -gt "$NONLINE" ]; then
+	die "--keys-cpus '$KEYS_CPUS' is not in 1..$NONLINE (CPUs online)" 2
+else
+	KCPUS=$KEYS_CPUS
+fi
+[ "$CACHEGRIND" = 1 ] && KCPUS=1
 
 # NUMA: nodes with memory, and the first CPU of node 0
 NNODES=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' 2>/dev/null | grep -c .)
@@ -286,15 +341,26 @@ fi
 # one line per configuration: MODE NCPUS KEYS WORKLOAD(:MIX) [visits|node=N]
 
 plan() {
+	if [ "$CACHEGRIND" = 1 ]; then
+		for k in $KEYS_L; do
+			for w in $WL_ALL; do
+				echo "kthread 1 $k $w cachegrind"
+			done
+			for a in $WL_AT; do
+				[ "$k" -le "${a#*@}" ] && echo "kthread 1 $k ${a%@*} cachegrind"
+			done
+		done
+		return
+	fi
 	for k in $KEYS_L; do
 		for w in $WL_L; do
-			echo "$FIRST_MODE $NONLINE $k $w"
+			echo "$FIRST_MODE $KCPUS $k $w"
 		done
 	done
 	for m in $MODES_L; do
 		for n in $CPUS_L; do
 			for w in $WL_L; do
-				if [ "$m" = "$FIRST_MODE" ] && [ "$n" = "$NONLINE" ]; then
+				if [ "$m" = "$FIRST_MODE" ] && [ "$n" = "$KCPUS" ]; then
 					case " $KEYS_L " in *" $SWEEP_K "*) continue ;; esac
 				fi
 				echo "$m $n $SWEEP_K $w"
@@ -316,13 +382,23 @@ plan() {
 
 # estimated milliseconds of one configuration (all indexes, all repeats):
 # per storm, prefill + verify + teardown ~0.4 us per key, ~0.3 us per
-# operation (each CPU does OPS, in parallel), ~3 ms fixed; times SLOWDOWN
+# operation (each CPU does OPS, in parallel), ~3 ms fixed; times SLOWDOWN.
+# A cachegrind configuration adds two runs under valgrind (ops/2 and ops),
+# each about 50 times the native prefill and 40 times the storm, plus
+# ~1.5 s to start (measured on a loaded 2-core host: lookup at 1M keys
+# 48 s per index, at 32K 5 s; fork at 1M 108 s, at 32K 8 s)
 cost_ms() { # NCPUS KEYS
+	if [ "$CACHEGRIND" = 1 ]; then
+		echo $(((($2 * 400 * 100 + OPS * 300 * 61) / 1000000 + 3003) * NIDX * REPEAT))
+		return
+	fi
 	echo $(((($2 * 400 + OPS * 300) / 1000000 + 3) * NIDX * REPEAT * SLOWDOWN))
 }
 
 # the index list to write
-if [ "$INDEXES" = auto ]; then
+if [ "$INDEXES" = auto ] && [ -n "$PIDX_USER" ]; then
+	IDX_W=$("$PIDX_USER" --list 2>/dev/null | awk '{ printf "%s%s", sep, $1; sep = "," }')
+elif [ "$INDEXES" = auto ]; then
 	IDX_W=
 	if [ -r "$D/available" ]; then
 		IDX_W=$(awk '/^[ \t]*(#|$)/ { next }
@@ -335,7 +411,8 @@ fi
 if [ -n "$IDX_W" ] && [ "$IDX_W" != all ]; then
 	NIDX=$(echo "$IDX_W" | tr ',' '\n' | grep -c .)
 else
-	NIDX=4 # idr, skiplist, rbskip, null
+	# pidx_index_table[]: idr skiplist rbskip hash ccskip lazyskip maple null
+	NIDX=8
 fi
 
 PLAN=$(plan)
@@ -349,7 +426,11 @@ EST_S=$(((TOTAL_MS + 999) / 1000))
 
 summary() {
 	say "sweep: $NCFG configurations x $NIDX indexes x $REPEAT repeats = $STORMS storms, estimated ${EST_S}s (slowdown x$SLOWDOWN)"
-	say "  keys sweep: keys $(commas "$KEYS_L"), $NONLINE CPUs, mode $FIRST_MODE; CPU sweep: CPUs $(commas "$CPUS_L"), modes $(commas "$MODES_L"), keys $SWEEP_K"
+	if [ "$CACHEGRIND" = 1 ]; then
+		say "  cachegrind sweep: keys $(commas "$KEYS_L"), 1 CPU, each storm also run twice under valgrind"
+	else
+		say "  keys sweep: keys $(commas "$KEYS_L"), $KCPUS CPUs, mode $FIRST_MODE; CPU sweep: CPUs $(commas "$CPUS_L"), modes $(commas "$MODES_L"), keys $SWEEP_K"
+	fi
 	say "  workloads $WORKLOADS; ops $OPS per CPU; seed $SEED; indexes ${IDX_W:-$INDEXES}"
 }
 
@@ -362,7 +443,9 @@ sweep_conf() {
 	echo "cpus=$(commas "$CPUS_L")"
 	echo "keys=$(commas "$KEYS_L")"
 	echo "cpu_sweep_keys=$SWEEP_K"
-	echo "keys_sweep_cpus=$NONLINE"
+	echo "keys_sweep_cpus=$KCPUS"
+	echo "online_cpus=$NONLINE"
+	echo "cachegrind=$CACHEGRIND"
 	echo "ops=$OPS"
 	echo "repeat=$REPEAT"
 	echo "seed=$SEED"
@@ -406,18 +489,21 @@ mkdir -p "$OUT" || die "cannot create $OUT"
 	fi
 } >"$OUT/guest-info" 2>/dev/null || err "cannot write $OUT/guest-info"
 
-if [ ! -d "$D" ]; then
+if [ -n "$PIDX_USER" ]; then
+	[ -x "$PIDX_USER" ] || die "--user $PIDX_USER: no such program (make user)"
+	: "${IDX_W:=all}"
+elif [ ! -d "$D" ]; then
 	dbg=${D%/pidx}
 	if ! grep -q " $dbg debugfs " /proc/mounts 2>/dev/null; then
 		mount -t debugfs debugfs "$dbg" 2>/dev/null || say "warning: cannot mount debugfs on $dbg"
 	fi
 fi
-if [ ! -d "$D" ] && [ ! -d /sys/module/pidx ]; then
+if [ -z "$PIDX_USER" ] && [ ! -d "$D" ] && [ ! -d /sys/module/pidx ]; then
 	[ -r "$PIDX_KO" ] || die "pidx is not loaded and $PIDX_KO is missing (set PIDX_KO or --ko)"
 	say "insmod $PIDX_KO"
 	insmod "$PIDX_KO" || die "insmod $PIDX_KO failed"
 fi
-[ -d "$D" ] || die "$D missing after loading pidx (debugfs mounted?)"
+[ -n "$PIDX_USER" ] || [ -d "$D" ] || die "$D missing after loading pidx (debugfs mounted?)"
 
 # the index list again now that `available` is readable
 if [ "$INDEXES" = auto ] && [ -z "$IDX_W" ]; then
@@ -430,7 +516,7 @@ if [ "$INDEXES" = auto ] && [ -z "$IDX_W" ]; then
 	fi
 fi
 
-# the plan's index count now that the list is known (the estimate assumed 4)
+# the plan's index count now that the list is known (the estimate assumed 8)
 if [ "$IDX_W" != all ]; then
 	NIDX=$(echo "$IDX_W" | tr ',' '\n' | grep -c .)
 	STORMS=$((NCFG * NIDX * REPEAT))
@@ -445,16 +531,37 @@ sweep_conf >"$OUT/sweep.conf" 2>/dev/null || err "cannot write $OUT/sweep.conf"
 T0=$(date +%s)
 [ -n "${PIDX_ACCEL:-}" ] && say "in the VM, progress goes to $OUT/progress.log (returned with the results)"
 
-wr testcase reset
-wr indexes "$IDX_W"
-wr repeat "$REPEAT"
-wr seed "$SEED"
-for s in $PIDX_SET; do
-	case $s in
-	*=*) wr "${s%%=*}" "${s#*=}" ;;
-	*) err "--set '$s' is not NAME=VALUE" ;;
-	esac
-done
+# pidx-user takes the settings as options: the same names, dashes for _
+USER_SET=
+if [ -n "$PIDX_USER" ]; then
+	rm -f "$OUT/results.csv"
+	for s in $PIDX_SET; do
+		case $s in
+		*=*) USER_SET="$USER_SET --$(echo "${s%%=*}" | tr _ -)=${s#*=}" ;;
+		*) err "--set '$s' is not NAME=VALUE" ;;
+		esac
+	done
+else
+	wr testcase reset
+	wr indexes "$IDX_W"
+	wr repeat "$REPEAT"
+	wr seed "$SEED"
+	for s in $PIDX_SET; do
+		case $s in
+		*=*) wr "${s%%=*}" "${s#*=}" ;;
+		*) err "--set '$s' is not NAME=VALUE" ;;
+		esac
+	done
+fi
+
+# one configuration through pidx-user: its rows go to $OUT/results.csv
+user_run() { # OPS WORKLOAD MIX CPUS KEYS PID_MAX EXTRA
+	# shellcheck disable=SC2086 # USER_SET is a list of options
+	"$PIDX_USER" --quiet --csv "$OUT/results.csv" --run "$((done_n + 1))" \
+		--indexes "$IDX_W" --repeat "$REPEAT" --seed "$SEED" --ops "$1" \
+		--workload "$2" ${3:+--mix "$3"} --cpus "$4" --keys "$5" --pid-max "$6" \
+		${7:+--trace-visits} ${8:+--cachegrind} $USER_SET >>"$OUT/pidx-user.log" 2>&1
+}
 
 # ---------------------------------------------------------------- sweep
 
@@ -498,49 +605,61 @@ while read -r mode n keys w extra <&3; do
 	fi
 
 	ok=1
-	if [ "$ops" -lt 1 ]; then
-		err "$w with $keys keys on $n CPUs: no room for a single operation"
-		ok=0
-	else
-		wr ops "$ops" || ok=0
-	fi
-	wr workload "$workload" || ok=0
-	if [ -n "$mix" ]; then
-		wr mix "$mix" || ok=0
-	fi
-	wr mode "$mode" || ok=0
-	wr cpus "$cpus" || ok=0
-	case $extra in
-	visits) wr trace_visits 1 || ok=0 ;;
-	node=*) wr node "${extra#node=}" || ok=0 ;;
-	esac
-	# keys must fit the PID space at every step: grow the space first,
-	# shrink it last
-	cur=$(tr -cd '0-9' 2>/dev/null <"$D/pid_max")
-	if is_uint "$cur" && [ "$pm" -lt "$cur" ]; then
-		wr keys "$keys" || ok=0
-		wr pid_max "$pm" || ok=0
-	else
-		wr pid_max "$pm" || ok=0
-		wr keys "$keys" || ok=0
-	fi
-	if [ "$ok" = 1 ]; then
-		if ! printf 'run\n' 2>/dev/null >"$D/testcase"; then
-			err "writing 'run' to $D/testcase failed: workload=$w mode=$mode cpus=$cpus keys=$keys pid_max=$pm ($(head -n 3 "$D/testcase" 2>/dev/null | tr '\n' ' '))"
+	if [ -n "$PIDX_USER" ]; then
+		if [ "$ops" -lt 1 ]; then
+			err "$w with $keys keys on $n CPUs: no room for a single operation"
+			ok=0
+		elif ! user_run "$ops" "$workload" "$mix" "$cpus" "$keys" "$pm" \
+			"$([ "$extra" = visits ] && echo 1)" \
+			"$([ "$extra" = cachegrind ] && echo 1)"; then
+			err "pidx-user failed: workload=$w cpus=$cpus keys=$keys pid_max=$pm (see $OUT/pidx-user.log)"
 			ok=0
 		fi
-		# should `run` ever return before the storms end, wait for them
-		while grep -q '^state: running' "$D/testcase" 2>/dev/null; do
-			sleep 1
-		done
 	else
-		err "skipped the run of workload=$w mode=$mode cpus=$n keys=$keys: a setting was refused"
+		if [ "$ops" -lt 1 ]; then
+			err "$w with $keys keys on $n CPUs: no room for a single operation"
+			ok=0
+		else
+			wr ops "$ops" || ok=0
+		fi
+		wr workload "$workload" || ok=0
+		if [ -n "$mix" ]; then
+			wr mix "$mix" || ok=0
+		fi
+		wr mode "$mode" || ok=0
+		wr cpus "$cpus" || ok=0
+		case $extra in
+		visits) wr trace_visits 1 || ok=0 ;;
+		node=*) wr node "${extra#node=}" || ok=0 ;;
+		esac
+		# keys must fit the PID space at every step: grow the space first,
+		# shrink it last
+		cur=$(tr -cd '0-9' 2>/dev/null <"$D/pid_max")
+		if is_uint "$cur" && [ "$pm" -lt "$cur" ]; then
+			wr keys "$keys" || ok=0
+			wr pid_max "$pm" || ok=0
+		else
+			wr pid_max "$pm" || ok=0
+			wr keys "$keys" || ok=0
+		fi
+		if [ "$ok" = 1 ]; then
+			if ! printf 'run\n' 2>/dev/null >"$D/testcase"; then
+				err "writing 'run' to $D/testcase failed: workload=$w mode=$mode cpus=$cpus keys=$keys pid_max=$pm ($(head -n 3 "$D/testcase" 2>/dev/null | tr '\n' ' '))"
+				ok=0
+			fi
+			# should `run` ever return before the storms end, wait for them
+			while grep -q '^state: running' "$D/testcase" 2>/dev/null; do
+				sleep 1
+			done
+		else
+			err "skipped the run of workload=$w mode=$mode cpus=$n keys=$keys: a setting was refused"
+		fi
+		case $extra in
+		visits) wr trace_visits 0 ;;
+		node=*) wr node any ;;
+		esac
 	fi
 	[ "$ok" = 1 ] || failed_cfgs="$failed_cfgs $w,$mode,cpus=$n,keys=$keys${extra:+,$extra};"
-	case $extra in
-	visits) wr trace_visits 0 ;;
-	node=*) wr node any ;;
-	esac
 
 	done_n=$((done_n + 1))
 	done_ms=$((done_ms + $(cost_ms "$n" "$keys")))
@@ -566,7 +685,15 @@ exec 3<&-
 
 # -------------------------------------------------------------- results
 
-if cat "$D/results.csv" >"$OUT/results.csv"; then
+if [ -n "$PIDX_USER" ] && [ -s "$OUT/results.csv" ]; then
+	rows=$(($(grep -c . "$OUT/results.csv") - 1))
+	say "wrote $OUT/results.csv ($rows rows, substrate=user)"
+	bad=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "verified") c = i; next }
+		c && $c == "FAILED" { n++ } END { print n + 0 }' "$OUT/results.csv")
+	[ "$bad" -gt 0 ] && say "warning: $bad row(s) have verified=FAILED"
+elif [ -n "$PIDX_USER" ]; then
+	err "pidx-user wrote no $OUT/results.csv"
+elif cat "$D/results.csv" >"$OUT/results.csv"; then
 	rows=$(($(grep -c . "$OUT/results.csv") - 1))
 	say "wrote $OUT/results.csv ($rows rows)"
 	bad=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "verified") c = i; next }
@@ -575,8 +702,12 @@ if cat "$D/results.csv" >"$OUT/results.csv"; then
 else
 	err "cannot copy $D/results.csv to $OUT/results.csv"
 fi
-for f in available memory test_result; do
-	cat "$D/$f" >"$OUT/$f.txt" 2>/dev/null || rm -f "$OUT/$f.txt"
-done
+if [ -n "$PIDX_USER" ]; then
+	"$PIDX_USER" --list >"$OUT/available.txt" 2>/dev/null || rm -f "$OUT/available.txt"
+else
+	for f in available memory test_result; do
+		cat "$D/$f" >"$OUT/$f.txt" 2>/dev/null || rm -f "$OUT/$f.txt"
+	done
+fi
 say "done in $(($(date +%s) - T0))s; $errors error(s)${failed_cfgs:+; failed:$failed_cfgs}"
 [ "$errors" -eq 0 ]

@@ -4,8 +4,11 @@
 #
 # bench.sh: the pidx benchmark job (`make bench`).  Picks where to run
 # (natively when this kernel can load pidx.ko, else a stock kernel under
-# QEMU through scripts/vm-run.sh), runs the sweep of scripts/bench-guest.sh,
-# writes OUT/meta and draws the plots with scripts/plot.py.  See usage().
+# QEMU through scripts/vm-run.sh), runs the sweep of scripts/bench-guest.sh;
+# where the module ran under QEMU, also the same sweep natively in user space
+# (user/pidx-user) and a cachegrind sweep; merges their rows into one
+# results.csv, writes OUT/meta and draws the plots with scripts/plot.py.
+# See usage().
 set -euo pipefail
 
 SELF_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -26,11 +29,26 @@ CAP_SYS_MODULE, headers in /lib/modules/$(uname -r)/build, and insmod of
 the built module works); otherwise boots a stock Debian kernel under QEMU
 (scripts/vm-run.sh) and says why.  Environment equivalents in brackets.
 
+Under QEMU the module's times are an emulator's (TCG: no cache model), so
+`make bench` then runs three parts, one after the other, and every row says
+which it comes from:
+  1. the kernel sweep, pidx.ko in the VM       rows substrate=kernel
+  2. the user sweep: the same plan natively    rows substrate=user, pmu=off
+     with user/pidx-user (kthread mode only),  (files in OUT/user/)
+     cache-true times, user space
+  3. the cachegrind sweep: lookup and fork on  rows substrate=user,
+     one CPU, counted under valgrind:          pmu=cachegrind
+     instructions, D1 and LL misses per op     (files in OUT/cachegrind/)
+Natively only part 1 runs (its times are the hardware's).  results.csv holds
+the rows of all parts, columns matched by name.
+
 Sweep (scripts/bench-guest.sh: every configuration runs all indexes, with
 interleaved repeats, in one `run`):
   --full              full sweep [FULL=1]: keys 1K,4K,32K,256K,1M, ops 100000,
                       repeat 5.  Default, quick: keys 1K,32K,256K, ops 20000,
-                      repeat 3 (a few minutes on 2 cores under QEMU TCG)
+                      repeat 3 (under QEMU, all three parts: about 10 min
+                      estimated for an idle 2-core host, 22.5 min measured
+                      on our loaded one; full: about 61 min estimated)
   --quick             the quick sweep (the default) [FULL=0]
   --indexes LIST      comma list, "all" (module: all but null) or "auto"
                       (every compiled index, null included) [INDEXES=auto]
@@ -43,6 +61,7 @@ interleaved repeats, in one `run`):
   --keys LIST         keys sizes of the keys sweep (at all CPUs); K = 1024,
                       M = 1048576 [KEYS]
   --cpu-sweep-keys N  keys size of the CPU sweep [CPU_SWEEP_KEYS=32K]
+  --keys-cpus N       CPUs of the keys sweep [KEYS_CPUS]; default all
   --ops N             operations per CPU per storm [OPS]
   --repeat N          storms per index per configuration [REPEAT]
   --seed N            PRNG seed [SEED=1]
@@ -57,6 +76,34 @@ interleaved repeats, in one `run`):
 Where:
   --native            run natively, fail if this kernel cannot load pidx.ko
   --vm                run under QEMU even if native would work
+  --user              no kernel sweep: the user sweep (built with make user:
+                      the index files and the kernel's lib/ files natively,
+                      the same plan in kthread mode only, no IPIs, no numa
+                      sweep), then the cachegrind sweep (unless
+                      --cachegrind-sweep no)
+  --cachegrind        no kernel sweep: the cachegrind sweep only
+  --user-sweep auto|yes|no
+                      the user sweep beside the kernel sweep; auto: when
+                      the kernel sweep runs in the VM [USER_SWEEP=auto]
+  --cachegrind-sweep auto|yes|no
+                      the cachegrind sweep beside the others; auto: unless
+                      the kernel sweep runs natively [CG_SWEEP=auto]
+  --cg-keys LIST      keys sizes of the cachegrind sweep [CG_KEYS]; quick
+                      32K (lookup and fork, 8 indexes: about 2 min on our
+                      loaded 2-core host), full 32K,1M (lookup at 1M about
+                      6.5 min more: valgrind runs each 1M prefill twice)
+  --cg-workloads LIST workloads of the cachegrind sweep; WORKLOAD@MAX runs
+                      at the keys sizes up to MAX only
+                      [CG_WORKLOADS=lookup,fork@32K]: fork at 1M took 14.5
+                      min for 8 indexes; give lookup,fork for it
+  --cg-indexes LIST   indexes of the cachegrind sweep [CG_INDEXES]; default
+                      the sweep's (--indexes)
+  --cg-ops N          operations of a counted storm [CG_OPS=20000]; it runs
+                      ops/2 and ops, the difference is per op
+  --cg-repeat N       repeats of the cachegrind sweep [CG_REPEAT=1]: its
+                      lookup counts repeat to about 1% for one seed (valgrind
+                      counts every thread: background RCU and resize work
+                      varies; see results/README.md)
   --smp N             VM vCPUs [SMP]; default the host's core count (nproc)
   --mem MB            VM memory [MEM]; default 2048, 4096 with --full
   --accel A           VM accelerator auto|tcg|kvm [ACCEL=auto]
@@ -73,17 +120,23 @@ Output:
                       estimate; build and run nothing
   -h, --help          this text
 
-Files in OUT: results.csv (one row per index, configuration and repeat),
-meta (key=value: kernel, env, accel, cpu_model, vcpus, mem_mb,
-module_version, commit, date, the sweep), guest-info, sweep.conf,
-plan.txt, available.txt, memory.txt, test_result.txt, bench.log (native)
-or console.log and dmesg.txt (VM), plots/.
+Files in OUT: results.csv (one row per index, configuration and repeat,
+of every part), meta (key=value: kernel, env, accel, cpu_model, vcpus,
+mem_mb, module_version, commit, date, the sweep; parts, part_*= where each
+part's rows come from, user_* and cachegrind_* their sweeps), guest-info,
+sweep.conf, plan.txt, available.txt, memory.txt, test_result.txt, bench.log
+(native) or console.log and dmesg.txt (VM), user/ and cachegrind/ (each
+part's own results.csv, sweep.conf, plan.txt, progress.log, bench.log,
+pidx-user.log), plots/ (the kernel's figures; user_* those of the user
+rows; ratio_to_idr: every index's ratio to idr in each part, side by side).
 Prerequisites (installed with apt-get as root, else the command is
-printed and the exit status is 2): make gcc kmod python3-matplotlib, and
-for the VM qemu-system-x86 busybox-static cpio linux-image-cloud-amd64
-linux-headers-cloud-amd64.
+printed and the exit status is 2): make gcc kmod python3-matplotlib; for
+the VM qemu-system-x86 busybox-static cpio linux-image-cloud-amd64
+linux-headers-cloud-amd64; for the user parts liburcu-dev linux-source-6.1
+xz-utils linux-headers-cloud-amd64, and valgrind for cachegrind.
 Exit status: 0 all well; 1 a write, a run or the plot failed (results are
-kept); 2 usage or prerequisites; VM runner statuses 124 (timeout), 125
+kept; a user part that auto chose and could not build is skipped with a
+warning); 2 usage or prerequisites; VM runner statuses 124 (timeout), 125
 (kernel warning), 126 (guest crashed) pass through.
 EOF
 }
@@ -100,18 +153,30 @@ RELEASE=${RELEASE:-}
 TIMEOUT=${TIMEOUT:-}
 OUTDIR=${BENCH_OUT:-}
 NUMA=${NUMA:-auto}
+USER_SWEEP=${USER_SWEEP:-auto}
+CG_SWEEP=${CG_SWEEP:-auto}
+CG_KEYS=${CG_KEYS:-}
+CG_WORKLOADS=${CG_WORKLOADS:-lookup,fork@32K}
+CG_OPS=${CG_OPS:-20000}
+CG_INDEXES=${CG_INDEXES:-}
+CG_REPEAT=${CG_REPEAT:-1}
 force=
 plot=1
 dry=0
 gargs=()
+# what the cachegrind sweep shares with the others: indexes, seed, settings
+cargs=()
 # sweep settings given in the environment go to the guest script as options
 for v in INDEXES:--indexes WORKLOADS:--workloads MODES:--modes CPUS:--cpus \
 	KEYS:--keys CPU_SWEEP_KEYS:--cpu-sweep-keys OPS:--ops REPEAT:--repeat \
-	SEED:--seed VISITS:--visits; do
+	SEED:--seed VISITS:--visits KEYS_CPUS:--keys-cpus; do
 	name=${v%%:*}
-	if [ -n "${!name:-}" ]; then gargs+=("${v#*:}" "${!name}"); fi
+	if [ -n "${!name:-}" ]; then
+		gargs+=("${v#*:}" "${!name}")
+		case $name in INDEXES | SEED) cargs+=("${v#*:}" "${!name}") ;; esac
+	fi
 done
-for s in ${PIDX_SET:-}; do gargs+=(--set "$s"); done
+for s in ${PIDX_SET:-}; do gargs+=(--set "$s"); cargs+=(--set "$s"); done
 
 needarg() { [ $# -ge 2 ] || die -c 2 "$1 needs a value (see --help)"; }
 while [ $# -gt 0 ]; do
@@ -119,14 +184,24 @@ while [ $# -gt 0 ]; do
 	--full) FULL=1 ;;
 	--quick) FULL=0 ;;
 	--indexes | --workloads | --modes | --cpus | --keys | --cpu-sweep-keys | \
-		--ops | --repeat | --seed | --set | --visits)
+		--ops | --repeat | --seed | --set | --visits | --keys-cpus)
 		needarg "$@"
 		gargs+=("$1" "$2")
+		case $1 in --indexes | --seed | --set) cargs+=("$1" "$2") ;; esac
 		shift
 		;;
 	--numa) needarg "$@"; NUMA=$2; shift ;;
 	--native) force=native ;;
 	--vm) force=vm ;;
+	--user) force=user ;;
+	--cachegrind) force=cachegrind ;;
+	--user-sweep) needarg "$@"; USER_SWEEP=$2; shift ;;
+	--cachegrind-sweep) needarg "$@"; CG_SWEEP=$2; shift ;;
+	--cg-keys) needarg "$@"; CG_KEYS=$2; shift ;;
+	--cg-workloads) needarg "$@"; CG_WORKLOADS=$2; shift ;;
+	--cg-ops) needarg "$@"; CG_OPS=$2; shift ;;
+	--cg-indexes) needarg "$@"; CG_INDEXES=$2; shift ;;
+	--cg-repeat) needarg "$@"; CG_REPEAT=$2; shift ;;
 	--smp) needarg "$@"; SMP=$2; shift ;;
 	--mem) needarg "$@"; MEM=$2; shift ;;
 	--accel) needarg "$@"; ACCEL=$2; shift ;;
@@ -149,7 +224,20 @@ isnum "$SMP" || die -c 2 "--smp wants a positive number, not '$SMP'"
 [ -z "$TIMEOUT" ] || isnum "$TIMEOUT" || die -c 2 "--timeout wants seconds, not '$TIMEOUT'"
 case $ACCEL in auto | tcg | kvm) ;; *) die -c 2 "--accel is auto, tcg or kvm, not '$ACCEL'" ;; esac
 case $NUMA in auto | yes | no) ;; *) die -c 2 "--numa is auto, yes or no, not '$NUMA'" ;; esac
+case $USER_SWEEP in auto | yes | no) ;; *) die -c 2 "--user-sweep is auto, yes or no, not '$USER_SWEEP'" ;; esac
+case $CG_SWEEP in auto | yes | no) ;; *) die -c 2 "--cachegrind-sweep is auto, yes or no, not '$CG_SWEEP'" ;; esac
+if ! isnum "$CG_OPS" || [ "$CG_OPS" -lt 2 ]; then
+	die -c 2 "--cg-ops wants a number of 2 or more, not '$CG_OPS'"
+fi
+isnum "$CG_REPEAT" || die -c 2 "--cg-repeat wants a positive number, not '$CG_REPEAT'"
+if [ -z "$CG_KEYS" ]; then
+	if [ "$FULL" = 1 ]; then CG_KEYS=32K,1M; else CG_KEYS=32K; fi
+fi
 gargs+=(--numa "$NUMA")
+# later options win in the guest script: --cg-indexes over --indexes
+[ -z "$CG_INDEXES" ] || cargs+=(--indexes "$CG_INDEXES")
+cgargs=("${cargs[@]}" --keys "$CG_KEYS" --workloads "$CG_WORKLOADS"
+	--ops "$CG_OPS" --repeat "$CG_REPEAT" --visits no --numa no --cachegrind)
 if [ -z "$MEM" ]; then
 	if [ "$FULL" = 1 ]; then MEM=4096; else MEM=2048; fi
 fi
@@ -176,10 +264,21 @@ native_blockers() {
 	return 0
 }
 
+# The parts: kernel (the module, natively or in the VM), user (the same
+# sweep with user/pidx-user), cachegrind (counted storms, pidx-user too).
+# primary: the part whose files are at the top of OUT; the others go in
+# OUT/user and OUT/cachegrind, their rows merged into OUT/results.csv.
 env=
 why=
+primary=kernel
 if [ "$force" = vm ]; then
 	env=vm why="requested with --vm"
+elif [ "$force" = user ]; then
+	env=user primary=user
+	why="requested with --user: user/pidx-user, the index files built natively (README: User-space build)"
+elif [ "$force" = cachegrind ]; then
+	env=user primary=cachegrind
+	why="requested with --cachegrind: user/pidx-user --cachegrind, storms counted under valgrind (README: User-space build)"
 else
 	blockers=$(native_blockers)
 	if [ -z "$blockers" ]; then
@@ -190,12 +289,40 @@ else
 		env=vm why="this kernel cannot load modules: $(paste -sd';' <<<"$blockers" | sed 's/;/; /g')"
 	fi
 fi
+PIDX_USER_BIN=$REPO/user/pidx-user
+
+# which parts run beside the primary one, once env is final
+do_user=0
+do_cg=0
+decide_parts() {
+	do_user=0 do_cg=0
+	case $primary in
+	kernel)
+		case $USER_SWEEP in yes) do_user=1 ;; auto) [ "$env" = vm ] && do_user=1 ;; esac
+		case $CG_SWEEP in yes) do_cg=1 ;; auto) [ "$env" = vm ] && do_cg=1 ;; esac
+		;;
+	user) [ "$CG_SWEEP" = no ] || do_cg=1 ;;
+	esac
+	return 0
+}
+parts_list() {
+	local p=
+	[ "$primary" = kernel ] && p=kernel
+	[ "$primary" = user ] || [ "$do_user" = 1 ] && p=${p:+$p,}user
+	[ "$primary" = cachegrind ] || [ "$do_cg" = 1 ] && p=${p:+$p,}cachegrind
+	echo "$p"
+}
+# the directory of a part's files
+part_dir() {
+	if [ "$1" = "$primary" ]; then echo "$OUTDIR"; else echo "$OUTDIR/$1"; fi
+}
 
 # ------------------------------------------------------------ the estimate
 
 estimate() { # ENV: runs the guest script's planner on this host
-	local online slow
-	if [ "$1" = native ]; then
+	local online slow uarg=()
+	[ "$1" = user ] && uarg=(--user "$PIDX_USER_BIN")
+	if [ "$1" = native ] || [ "$1" = user ]; then
 		online=$(nproc) slow=1
 	else
 		online=$SMP
@@ -204,22 +331,75 @@ estimate() { # ENV: runs the guest script's planner on this host
 			slow=$((10 * ((SMP + $(nproc) - 1) / $(nproc))))
 		fi
 	fi
-	sh "$GUEST" --dry-run --online "$online" --slowdown "$slow" "${gargs[@]}" 2>/dev/null |
+	CACHEGRIND=0 sh "$GUEST" --dry-run --online "$online" --slowdown "$slow" "${gargs[@]}" \
+		${uarg[@]+"${uarg[@]}"} 2>/dev/null |
 		grep -v '^plan='
+}
+
+estimate_cg() { # the cachegrind sweep's plan on this host
+	sh "$GUEST" --dry-run --online "$(nproc)" --slowdown 1 --user "$PIDX_USER_BIN" \
+		"${cgargs[@]}" 2>/dev/null | grep -v '^plan='
 }
 
 conf_get() { # KEY FILE: value of KEY= in a key=value file
 	sed -n "s/^$1=//p" "$2" 2>/dev/null | head -n 1
 }
 
-print_choice() {
-	local est=$1 s m
-	info "environment: ${env^^}: $why"
+# part_text PART: where the part's numbers come from, one line
+part_text() {
+	case $1 in
+	kernel)
+		if [ "$env" = vm ]; then
+			if [ "$ACCEL" = kvm ]; then
+				echo "pidx.ko in a stock kernel under QEMU/KVM: rows substrate=kernel"
+			else
+				echo "pidx.ko in a stock kernel under QEMU TCG: EMULATED (no cache model), in-kernel behaviour only, not hardware times: rows substrate=kernel"
+			fi
+		else
+			echo "pidx.ko in this kernel ($(uname -r)), natively: rows substrate=kernel"
+		fi
+		;;
+	user) echo "user/pidx-user natively on this host (the index files and the kernel's lib/ in user space; kthread storms): cache-true times, but user space's (README: User-space build): rows substrate=user, pmu=off${primary:+$([ "$primary" != user ] && echo "; files in user/")}" ;;
+	cachegrind) echo "user/pidx-user --cachegrind: each storm counted under valgrind on one CPU (D1 32 KiB 8-way, LL 1 MiB 16-way, a model, not this CPU): instructions, D1/LL misses, mispredicts per op, counted, not timed; the rows' times are a native run's: rows substrate=user, pmu=cachegrind$([ "$primary" != cachegrind ] && echo "; files in cachegrind/")" ;;
+	esac
+}
+
+print_part() { # PART EST_FILE
+	local est=$2 s m
 	s=$(conf_get estimate_s "$est")
-	[ "$env" = vm ] && s=$((s + 30)) # boot, module build, initramfs
+	[ "$1" = kernel ] && [ "$env" = vm ] && s=$((s + 30)) # boot, module build, initramfs
 	m=$(((s + 59) / 60))
-	info "sweep: $(conf_get configs "$est") configurations x $(conf_get nindexes "$est") indexes x $(conf_get repeat "$est") repeats = $(conf_get storms "$est") storms; expected duration about $m min (${s}s; rough model$([ "$env" = vm ] && [ "$ACCEL" != kvm ] && echo ", assuming QEMU TCG"))"
-	info "  keys sweep: keys $(conf_get keys "$est") at $(conf_get keys_sweep_cpus "$est") CPUs; CPU sweep: CPUs $(conf_get cpus "$est"), modes $(conf_get modes "$est"), keys $(conf_get cpu_sweep_keys "$est"); ops $(conf_get ops "$est") per CPU"
+	info "${1} sweep: $(part_text "$1")"
+	info "  $(conf_get configs "$est") configurations x $(conf_get nindexes "$est") indexes x $(conf_get repeat "$est") repeats = $(conf_get storms "$est") storms; expected duration about $m min (${s}s; rough model$([ "$1" = kernel ] && [ "$env" = vm ] && [ "$ACCEL" != kvm ] && echo ", assuming QEMU TCG"))"
+	if [ "$1" = cachegrind ]; then
+		info "  keys $(conf_get keys "$est"), workloads $(conf_get workloads "$est"), 1 CPU; ops $(conf_get ops "$est") (runs ops/2 and ops under valgrind)"
+	else
+		info "  keys sweep: keys $(conf_get keys "$est") at $(conf_get keys_sweep_cpus "$est") CPUs; CPU sweep: CPUs $(conf_get cpus "$est"), modes $(conf_get modes "$est"), keys $(conf_get cpu_sweep_keys "$est"); ops $(conf_get ops "$est") per CPU"
+	fi
+	total_s=$((total_s + s))
+}
+
+print_choice() {
+	local p
+	total_s=0
+	info "environment: ${env^^}: $why"
+	info "parts: $(parts_list)"
+	for p in $(parts_list | tr ',' ' '); do
+		print_part "$p" "$tmp/est.$p"
+	done
+	info "expected duration in all: about $(((total_s + 59) / 60)) min (${total_s}s)"
+}
+
+# estimates of every part into $tmp/est.PART
+estimate_parts() {
+	case $primary in
+	kernel) estimate "$env" >"$tmp/est.kernel" || return 1 ;;
+	user) estimate user >"$tmp/est.user" || return 1 ;;
+	esac
+	if [ "$do_user" = 1 ]; then estimate user >"$tmp/est.user" || return 1; fi
+	if [ "$primary" = cachegrind ] || [ "$do_cg" = 1 ]; then
+		estimate_cg >"$tmp/est.cachegrind" || return 1
+	fi
 }
 
 tmp=$(mktemp -d -t pidx-bench.XXXXXX)
@@ -233,12 +413,22 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-estimate "$env" >"$tmp/est" || die -c 2 "the sweep plan failed: $(sh "$GUEST" --dry-run "${gargs[@]}" 2>&1 >/dev/null | tail -n 1)"
+decide_parts
+estimate_parts || die -c 2 "the sweep plan failed: $(sh "$GUEST" --dry-run "${gargs[@]}" 2>&1 >/dev/null | tail -n 1)"
 if [ "$dry" = 1 ]; then
-	print_choice "$tmp/est"
-	sh "$GUEST" --dry-run --online "$(conf_get keys_sweep_cpus "$tmp/est")" \
-		--slowdown "$(conf_get slowdown "$tmp/est")" "${gargs[@]}" 2>/dev/null |
-		sed -n 's/^plan=/  /p'
+	print_choice
+	for p in $(parts_list | tr ',' ' '); do
+		info "plan of the $p sweep:"
+		if [ "$p" = cachegrind ]; then
+			sh "$GUEST" --dry-run --online "$(nproc)" --user "$PIDX_USER_BIN" "${cgargs[@]}" 2>/dev/null
+		else
+			uarg=()
+			[ "$p" = user ] && uarg=(--user "$PIDX_USER_BIN")
+			CACHEGRIND=0 sh "$GUEST" --dry-run --online "$(conf_get online_cpus "$tmp/est.$p")" \
+				--slowdown "$(conf_get slowdown "$tmp/est.$p")" "${gargs[@]}" \
+				${uarg[@]+"${uarg[@]}"} 2>/dev/null
+		fi | sed -n 's/^plan=/  /p'
+	done
 	exit 0
 fi
 
@@ -272,9 +462,27 @@ if [ "$env" = vm ]; then
 	vmpk=(qemu-system-x86 busybox-static cpio)
 	[ -n "$KERNEL$RELEASE" ] || vmpk+=(linux-image-cloud-amd64 linux-headers-cloud-amd64)
 	ensure_pkgs "${vmpk[@]}"
-	estimate vm >"$tmp/est" || true
 fi
-print_choice "$tmp/est"
+# env is final: which user parts run beside the kernel sweep
+decide_parts
+skipped=
+if [ "$primary" != kernel ] || [ "$do_user" = 1 ] || [ "$do_cg" = 1 ]; then
+	upk=(liburcu-dev linux-source-6.1 xz-utils linux-headers-cloud-amd64)
+	[ "$primary" = user ] && [ "$do_cg" = 0 ] || upk+=(valgrind)
+	ensure_pkgs "${upk[@]}"
+	info "building user/pidx-user"
+	if ! make -C "$REPO" user >&2; then
+		# a part that auto chose is skipped; one asked for is an error
+		if [ "$primary" != kernel ] || [ "$USER_SWEEP" = yes ] || [ "$CG_SWEEP" = yes ]; then
+			die "building user/pidx-user failed"
+		fi
+		warn "building user/pidx-user failed: no user sweep, no cachegrind sweep"
+		skipped="user and cachegrind sweeps: building user/pidx-user failed"
+		do_user=0 do_cg=0
+	fi
+fi
+estimate_parts || true
+print_choice
 
 # ------------------------------------------------------------------- run
 
@@ -284,26 +492,146 @@ fi
 mkdir -p "$OUTDIR" || die "cannot create $OUTDIR"
 OUTDIR=$(cd "$OUTDIR" && pwd)
 info "results in $OUTDIR"
-est_s=$(conf_get estimate_s "$tmp/est")
+est_s=$(conf_get estimate_s "$tmp/est.$primary")
 start=$(date +%s)
 rc=0
-if [ "$env" = native ]; then
-	# the guest script's progress goes to the terminal and to bench.log
-	OUT=$OUTDIR PIDX_KO=$ko sh "$GUEST" --out "$OUTDIR" --slowdown 1 \
-		"${gargs[@]}" 2> >(tee "$OUTDIR/bench.log" >&2) || rc=$?
-	wait # for tee
-else
-	vmargs=(--smp "$SMP" --mem "$MEM" --accel "$ACCEL" --out "$OUTDIR"
-		--timeout "${TIMEOUT:-$((4 * ${est_s:-600} + 600))}")
-	[ -z "$KERNEL" ] || vmargs+=(--kernel "$KERNEL")
-	[ -z "$HEADERS" ] || vmargs+=(--headers "$HEADERS")
-	[ -z "$RELEASE" ] || vmargs+=(--release "$RELEASE")
-	# two emulated nodes: no cost to the other sweeps, which allocate locally
-	if [ "$NUMA" != no ] && [ "$SMP" -ge 2 ]; then vmargs+=(--numa); fi
-	"$SELF_DIR/vm-run.sh" "${vmargs[@]}" "$GUEST" -- "${gargs[@]}" || rc=$?
-fi
+
+# run_part PART: one part's sweep into its directory; sets part_rc_PART
+# and took_PART
+run_part() {
+	local p=$1 d r=0 t0
+	d=$(part_dir "$p")
+	mkdir -p "$d" || { warn "cannot create $d"; return 1; }
+	t0=$(date +%s)
+	info "$p sweep: starting ($(date -u +%H:%M:%S) UTC)$([ "$d" != "$OUTDIR" ] && echo ", files in ${d#"$OUTDIR"/}/")"
+	case $p in
+	kernel)
+		if [ "$env" = native ]; then
+			# the guest script's progress goes to the terminal and to bench.log
+			OUT=$d PIDX_KO=$ko CACHEGRIND=0 sh "$GUEST" --out "$d" --slowdown 1 \
+				"${gargs[@]}" 2> >(tee "$d/bench.log" >&2) || r=$?
+			wait # for tee
+		else
+			vmargs=(--smp "$SMP" --mem "$MEM" --accel "$ACCEL" --out "$d"
+				--timeout "${TIMEOUT:-$((4 * ${est_s:-600} + 600))}")
+			[ -z "$KERNEL" ] || vmargs+=(--kernel "$KERNEL")
+			[ -z "$HEADERS" ] || vmargs+=(--headers "$HEADERS")
+			[ -z "$RELEASE" ] || vmargs+=(--release "$RELEASE")
+			# two emulated nodes: no cost to the other sweeps, which allocate locally
+			if [ "$NUMA" != no ] && [ "$SMP" -ge 2 ]; then vmargs+=(--numa); fi
+			"$SELF_DIR/vm-run.sh" "${vmargs[@]}" "$GUEST" -- "${gargs[@]}" || r=$?
+		fi
+		;;
+	user)
+		OUT=$d CACHEGRIND=0 sh "$GUEST" --out "$d" --slowdown 1 "${gargs[@]}" \
+			--user "$PIDX_USER_BIN" 2> >(tee "$d/bench.log" >&2) || r=$?
+		wait
+		;;
+	cachegrind)
+		OUT=$d sh "$GUEST" --out "$d" --slowdown 1 --user "$PIDX_USER_BIN" \
+			"${cgargs[@]}" 2> >(tee "$d/bench.log" >&2) || r=$?
+		wait
+		;;
+	esac
+	printf -v "part_rc_$p" %s "$r"
+	printf -v "took_$p" %s "$(($(date +%s) - t0))"
+	[ "$r" = 0 ] || warn "the $p sweep ended with status $r"
+	return 0
+}
+
+for p in $(parts_list | tr ',' ' '); do
+	run_part "$p"
+	r=part_rc_$p
+	[ "$rc" != 0 ] || rc=${!r}
+done
 took=$(($(date +%s) - start))
-[ "$rc" = 0 ] || warn "the sweep ended with status $rc"
+
+# ------------------------------------------------------------ one results.csv
+
+# merge_csv OUT SUBSTRATES FILE...: the rows of every FILE in one CSV,
+# columns matched by name (the first file's order, then each later file's
+# new names): another branch may add columns in another order.  A cell a
+# file lacks is n/a; its substrate the one SUBSTRATES (a comma list, one
+# per FILE) names.  `extra` is free text: its commas are rejoined.
+merge_csv() {
+	local out=$1 subs=$2
+	shift 2
+	awk -F, -v subs="$subs" '
+	BEGIN { split(subs, sb, ","); nh = 0; nr = 0; bad = 0 }
+	FNR == 1 {
+		fi++
+		gsub(/\r/, "")
+		nf[fi] = NF
+		ex[fi] = 0
+		for (i = 1; i <= NF; i++) {
+			name[fi, i] = $i
+			if ($i == "extra") ex[fi] = i
+			if (!($i in pos)) { pos[$i] = ++nh; hdr[nh] = $i }
+		}
+		next
+	}
+	{ gsub(/\r/, "") }
+	$0 == "" { next }
+	{
+		n = nf[fi]
+		for (i = 1; i <= NF; i++) f[i] = $i
+		if (NF > n && ex[fi]) {
+			e = ex[fi]
+			k = NF - n
+			for (i = 1; i <= k; i++) f[e] = f[e] "," f[e + i]
+			for (i = e + 1; i <= n; i++) f[i] = f[i + k]
+		} else if (NF != n) {
+			printf "%s line %d: %d fields, its header has %d\n", FILENAME, FNR, NF, n > "/dev/stderr"
+			bad++
+			next
+		}
+		nr++
+		for (i = 1; i <= n; i++) cell[nr, pos[name[fi, i]]] = f[i]
+		rs[nr] = sb[fi]
+	}
+	END {
+		if (!("substrate" in pos)) { pos["substrate"] = ++nh; hdr[nh] = "substrate" }
+		for (i = 1; i <= nh; i++) printf "%s%s", hdr[i], (i < nh ? "," : "\n")
+		for (r = 1; r <= nr; r++)
+			for (i = 1; i <= nh; i++) {
+				if ((r, i) in cell) v = cell[r, i]
+				else v = (hdr[i] == "substrate" ? rs[r] : "n/a")
+				printf "%s%s", v, (i < nh ? "," : "\n")
+			}
+		exit bad > 0
+	}' "$@" >"$out"
+}
+
+csvs=() subs=
+for p in $(parts_list | tr ',' ' '); do
+	f=$(part_dir "$p")/results.csv
+	[ -s "$f" ] || continue
+	csvs+=("$f")
+	if [ "$p" = kernel ]; then subs=${subs:+$subs,}kernel; else subs=${subs:+$subs,}user; fi
+done
+if [ ${#csvs[@]} -gt 1 ] || { [ ${#csvs[@]} = 1 ] && [ "${csvs[0]}" != "$OUTDIR/results.csv" ]; }; then
+	if merge_csv "$tmp/merged.csv" "$subs" "${csvs[@]}"; then
+		mv "$tmp/merged.csv" "$OUTDIR/results.csv"
+		info "results.csv: the rows of $(parts_list | sed 's/,/, /g'), columns matched by name"
+	else
+		warn "merging the parts' results.csv failed (see above): OUT/results.csv holds the $primary rows only"
+		[ "$rc" != 0 ] || rc=1
+	fi
+fi
+
+# rows_of WHAT: rows of results.csv from one part (columns by name)
+rows_of() {
+	awk -F, -v what="$1" '
+	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{
+		s = ("substrate" in c) ? $c["substrate"] : "kernel"
+		p = ("pmu" in c) ? $c["pmu"] : "n/a"
+		if (what == "kernel" && s != "user") n++
+		else if (what == "user" && s == "user" && p != "cachegrind") n++
+		else if (what == "cachegrind" && s == "user" && p == "cachegrind") n++
+	}
+	END { print n + 0 }' "$OUTDIR/results.csv" 2>/dev/null || echo 0
+}
 
 # ------------------------------------------------------------------ meta
 
@@ -321,14 +649,20 @@ first() { # first non-empty argument
 accel=none
 if [ "$env" = vm ]; then
 	accel=$(first "$(conf_get accel "$gi")" "$([ "$ACCEL" != auto ] && echo "$ACCEL")" unknown)
+	[ "$accel" = kvm ] && ACCEL=kvm
+	[ "$accel" = tcg ] && ACCEL=tcg
 fi
 sweep=$OUTDIR/sweep.conf
-[ -s "$sweep" ] || sweep=$tmp/est
+[ -s "$sweep" ] || sweep=$tmp/est.$primary
+substrates=
+[ "$(rows_of kernel)" -gt 0 ] && substrates=kernel
+[ "$(rows_of user)" -gt 0 ] || [ "$(rows_of cachegrind)" -gt 0 ] && substrates=${substrates:+$substrates,}user
 {
 	echo "# pidx benchmark run, written by scripts/bench.sh"
-	echo "kernel=$(first "$(conf_get kernel "$gi")" "$([ "$env" = native ] && uname -r)" "$RELEASE" unknown)"
+	echo "kernel=$(first "$(conf_get kernel "$gi")" "$([ "$env" != vm ] && uname -r)" "$RELEASE" unknown)"
 	echo "env=$env"
 	echo "accel=$accel"
+	echo "substrate=${substrates:-$([ "$env" = user ] && echo user || echo kernel)}"
 	echo "why=$why"
 	echo "cpu_model=$(first "$(conf_get cpu_model "$gi")" "$host_cpu")"
 	echo "host_cpu_model=$host_cpu"
@@ -349,6 +683,27 @@ sweep=$OUTDIR/sweep.conf
 	if [ "$env" = vm ]; then
 		echo "vm_smp=$SMP"
 		echo "vm_mem_mb=$MEM"
+	fi
+	# where every row comes from
+	echo "parts=$(parts_list)"
+	for p in $(parts_list | tr ',' ' '); do
+		r=part_rc_$p t=took_$p
+		echo "part_$p=$(part_text "$p")"
+		echo "rows_$p=$(rows_of "$p")"
+		echo "${p}_duration_s=${!t:-0}"
+		echo "${p}_status=${!r:-unknown}"
+		if [ "$p" != "$primary" ] && [ -s "$OUTDIR/$p/sweep.conf" ]; then
+			# the settings that apply to the part
+			grep -v -e '^#' -e '^$' -e '^slowdown=' -e '^online_cpus=' -e '^numa_nodes=' \
+				"$OUTDIR/$p/sweep.conf" | if [ "$p" = cachegrind ]; then
+				grep -v -e '^cpus=' -e '^cpu_sweep_keys=' -e '^modes=' -e '^cachegrind=' -e '^full='
+			else cat; fi | sed "s/^/${p}_/"
+		fi
+	done
+	[ -z "$skipped" ] || echo "skipped=$skipped"
+	if [ "$primary" = cachegrind ] || [ "$do_cg" = 1 ]; then
+		echo "cachegrind_model=I1 32768,8,64 D1 32768,8,64 LL 1048576,16,64 (valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes)"
+		echo "cachegrind_valgrind=$(valgrind --version 2>/dev/null || echo unknown)"
 	fi
 } >"$OUTDIR/meta"
 info "wrote $OUTDIR/meta"
@@ -377,7 +732,11 @@ fi
 
 info "files:"
 (cd "$OUTDIR" && find . -type f -printf '%P\t%s bytes\n' | sort) | sed 's/^/  /' >&2
-est_total=${est_s:-0}
-[ "$env" = vm ] && est_total=$((est_total + 30))
-info "done in ${took}s (estimate was ${est_total}s); exit status $rc"
+info "where the numbers come from (results.csv):"
+for p in $(parts_list | tr ',' ' '); do
+	t=took_$p
+	info "  $p: $(rows_of "$p") rows in ${!t:-0}s; $(part_text "$p")"
+done
+[ -z "$skipped" ] || warn "skipped: $skipped"
+info "done in ${took}s (estimate was ${total_s}s); exit status $rc"
 exit "$rc"

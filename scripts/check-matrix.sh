@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # check-matrix.sh (`make check-matrix`): "a stock kernel" on three Debian series.
 # For each release: its own toolchain and kernel headers (bookworm: this host;
-# bullseye and trixie: a debootstrap chroot, built once and cached), a W=1 build
-# of pidx.ko that must be warning-free, then that release's stock cloud kernel
-# booted under QEMU with the module, running tests/guest/suite.sh's matrix level
-# (load, selftest of every index, every workload x mode, the bad-input battery,
-# load/unload cycles; vm-run.sh fails the boot on any kernel warning in the log).
+# bullseye and trixie: a debootstrap chroot, built once and cached), and for each
+# of its two stock kernel flavours (cloud, and rt: PREEMPT_RT) a W=1 build of
+# pidx.ko that must be warning-free, then that kernel booted under QEMU with the
+# module, running tests/guest/suite.sh's matrix level on cloud (load, selftest of
+# every index, every workload x mode, the bad-input battery, load/unload cycles)
+# and its rt level on rt (the same storms with ipi writers refused, the defaults
+# after a fresh insmod, the lockref loop, load/unload cycles); vm-run.sh fails
+# the boot on any kernel warning in the log.
 # Prints "PASS name" or "FAIL name: expected ..., saw ..." per release and step,
 # a compatibility table, and "N passed, N failed" last; exits 1 on any failure.
 #
-# Usage: scripts/check-matrix.sh [--releases LIST] [--refresh] [--keep DIR]
+# Usage: scripts/check-matrix.sh [--releases LIST] [--flavours LIST] [--refresh] [--keep DIR]
 #   --releases LIST  comma list out of bullseye,bookworm,trixie (default: all three)
+#   --flavours LIST  comma list out of cloud,rt (default: both)
 #   --refresh        rebuild the cached chroots (new point release, changed packages)
 #   --keep DIR       copy the work directory (build logs, consoles) to DIR
 # Needs root (debootstrap, chroot).  Chroots live in
@@ -26,6 +30,7 @@ PIDX_PROG=check-matrix
 . "$SELF_DIR/lib.sh"
 
 RELEASES=bullseye,bookworm,trixie
+FLAVOURS=cloud,rt
 REFRESH=no
 KEEP=
 while [ $# -gt 0 ]; do
@@ -33,7 +38,8 @@ while [ $# -gt 0 ]; do
 	--releases) [ $# -ge 2 ] || die -c 2 "--releases needs a value"; RELEASES=$2; shift ;;
 	--refresh) REFRESH=yes ;;
 	--keep) [ $# -ge 2 ] || die -c 2 "--keep needs a value"; KEEP=$2; shift ;;
-	-h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--flavours) [ $# -ge 2 ] || die -c 2 "--flavours needs a value"; FLAVOURS=$2; shift ;;
+	-h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die -c 2 "unknown option $1 (see --help)" ;;
 	esac
 	shift
@@ -41,10 +47,14 @@ done
 for r in ${RELEASES//,/ }; do
 	case $r in bullseye | bookworm | trixie) ;; *) die -c 2 "unknown release '$r' (bullseye, bookworm, trixie)" ;; esac
 done
+for f in ${FLAVOURS//,/ }; do
+	case $f in cloud | rt) ;; *) die -c 2 "unknown flavour '$f' (cloud, rt)" ;; esac
+done
 
 is_root || die -c 2 "needs root (debootstrap, chroot, reading /boot/vmlinuz-*)"
 # The host's own toolchain and kernel are bookworm's; the chroots need debootstrap.
 ensure_pkgs make gcc libc6-dev libelf-dev kmod linux-image-cloud-amd64 linux-headers-cloud-amd64 \
+	linux-image-rt-amd64 linux-headers-rt-amd64 \
 	debootstrap debian-archive-keyring qemu-system-x86 busybox-static cpio
 host_codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 case " ${RELEASES//,/ } " in
@@ -81,7 +91,9 @@ oneline() { tr '\n' ' ' | sed 's/  */ /g; s/ $//'; }
 # Packages of each chroot: the release's default gcc comes with "gcc" (gcc-10 on bullseye,
 # gcc-14 on trixie: trixie's 6.12 headers pass -fmin-function-alignment, unknown to gcc-12);
 # perl: W=1 runs scripts/kernel-doc on 6.12, which needs more than minbase's perl-base.
+# Each series ships both flavours: bullseye 5.10, bookworm 6.1, trixie 6.12.
 CHROOT_PKGS=make,gcc,libc6-dev,libelf-dev,perl,linux-headers-cloud-amd64,linux-image-cloud-amd64
+CHROOT_PKGS+=,linux-headers-rt-amd64,linux-image-rt-amd64
 
 # The Debian mirror the host's apt uses for its own release (not the security archive).
 debian_mirror() {
@@ -102,11 +114,11 @@ copy_tree() {
 	rm -f "$1"/*.o "$1"/*.ko "$1"/*.mod "$1"/*.mod.c "$1"/.*.cmd "$1"/Module.symvers "$1"/modules.order
 }
 
-# Newest *-cloud-amd64 release in ROOT/boot that also has ROOT/lib/modules/REL/build
+# Newest *-FLAVOUR-amd64 release in ROOT/boot that also has ROOT/lib/modules/REL/build
 # (ROOT "" is the host).
-newest_release() {
+newest_release() { # ROOT FLAVOUR
 	local img rel best=
-	for img in "$1"/boot/vmlinuz-*-cloud-amd64; do
+	for img in "$1"/boot/vmlinuz-*-"$2"-amd64; do
 		[ -e "$img" ] || continue
 		rel=${img##*/vmlinuz-}
 		# build is an absolute link on bullseye: follow it inside the chroot
@@ -150,13 +162,14 @@ compiler_of() { # SRCDIR
 
 declare -A T_KREL T_KVER T_GCC T_BUILD T_GUEST
 
-# test_release NAME ROOT: ROOT is "" for the host, else the chroot.
+# test_release NAME ROOT FLAVOUR: ROOT is "" for the host, else the chroot.
 test_release() {
-	local name=$1 root=$2 rel kdir src run=() img ko out rc=0 cc summary gf vm errs
+	local name=$1 root=$2 flavour=$3 rel kdir src run=() img ko out rc=0 cc summary gf vm errs level=matrix
 	T_KREL[$name]=- T_KVER[$name]=- T_GCC[$name]=- T_BUILD[$name]=- T_GUEST[$name]=-
-	rel=$(newest_release "$root") || rel=
+	[ "$flavour" = cloud ] || level=$flavour
+	rel=$(newest_release "$root" "$flavour") || rel=
 	if [ -z "$rel" ]; then
-		fail "$name: kernel image and headers" "a *-cloud-amd64 vmlinuz with headers in ${root}/boot, saw none"
+		fail "$name: kernel image and headers" "a *-$flavour-amd64 vmlinuz with headers in ${root}/boot, saw none"
 		return
 	fi
 	img=$root/boot/vmlinuz-$rel
@@ -205,18 +218,18 @@ test_release() {
 	fi
 
 	out=$WORK/$name/guest
-	info "$name: booting $rel under QEMU with the matrix suite (minutes under TCG)"
+	info "$name: booting $rel under QEMU with the $level suite (minutes under TCG)"
 	rc=0
 	"$REPO/scripts/vm-run.sh" --kernel "$img" --ko "$ko" --smp 2 --timeout 1500 --quiet --out "$out" \
-		"$REPO/tests/guest/suite.sh" -- matrix >"$WORK/$name/vm-run.log" 2>&1 || rc=$?
+		"$REPO/tests/guest/suite.sh" -- "$level" >"$WORK/$name/vm-run.log" 2>&1 || rc=$?
 	summary=$(grep -a -o 'GUEST-SUMMARY .*' "$out/console.log" 2>/dev/null | tail -n 1 | tr -d '\r')
 	T_GUEST[$name]=${summary#GUEST-SUMMARY }
 	[ -n "$summary" ] || T_GUEST[$name]="no summary (vm-run exit $rc)"
 	if [ "$rc" = 0 ] && [[ $summary =~ ^GUEST-SUMMARY\ [0-9]+\ passed,\ 0\ failed$ ]]; then
-		pass "$name: guest matrix suite on $rel, clean kernel log (${summary#GUEST-SUMMARY })"
+		pass "$name: guest $level suite on $rel, clean kernel log (${summary#GUEST-SUMMARY })"
 	else
 		[ "$rc" = 0 ] || [ "$rc" = 3 ] || T_GUEST[$name]="${T_GUEST[$name]}; vm-run exit $rc"
-		fail "$name: guest matrix suite on $rel" "exit 0 and 0 failed with a clean kernel log, saw exit $rc, '${summary:-no GUEST-SUMMARY}': $(tail -n 2 "$WORK/$name/vm-run.log" | oneline)"
+		fail "$name: guest $level suite on $rel" "exit 0 and 0 failed with a clean kernel log, saw exit $rc, '${summary:-no GUEST-SUMMARY}': $(tail -n 2 "$WORK/$name/vm-run.log" | oneline)"
 		# the guest's own failures, indented so that they are not counted here
 		gf=$(grep -a '^FAIL ' "$out/console.log" 2>/dev/null | tr -d '\r' | head -n 20 || true)
 		[ -z "$gf" ] || printf '%s\n' "$gf" | sed 's/^/    guest: /'
@@ -244,26 +257,43 @@ for name in "${!CHROOT_PID[@]}"; do
 	if wait "${CHROOT_PID[$name]}"; then CHROOT_OK[$name]=yes; fi
 done
 
+# One name per release and flavour: "bookworm" (cloud), "bookworm-rt".
+NAMES=()
 for name in ${RELEASES//,/ }; do
+	for f in ${FLAVOURS//,/ }; do
+		if [ "$f" = cloud ]; then NAMES+=("$name"); else NAMES+=("$name-$f"); fi
+	done
+done
+for name in ${RELEASES//,/ }; do
+	root=
 	if [ "$name" = bookworm ]; then
 		section "$name: this host's toolchain and headers"
-		test_release "$name" ""
-		continue
-	fi
-	section "$name: chroot (debootstrap $name from $mirror, cached in $CACHE/$name)"
-	if [ "${CHROOT_OK[$name]}" = yes ]; then
-		pass "$name: chroot with $CHROOT_PKGS ($(sed -n 2p "$CACHE/$name/stamp"))"
-		test_release "$name" "$CACHE/$name/root"
 	else
-		fail "$name: chroot" "debootstrap success, saw: $(tail -n 3 "$WORK/$name/debootstrap.log" | oneline)"
-		T_KREL[$name]=- T_KVER[$name]=- T_GCC[$name]=- T_BUILD[$name]="no chroot" T_GUEST[$name]=-
+		section "$name: chroot (debootstrap $name from $mirror, cached in $CACHE/$name)"
+		if [ "${CHROOT_OK[$name]}" = yes ]; then
+			pass "$name: chroot with $CHROOT_PKGS ($(sed -n 2p "$CACHE/$name/stamp"))"
+			root=$CACHE/$name/root
+		else
+			fail "$name: chroot" "debootstrap success, saw: $(tail -n 3 "$WORK/$name/debootstrap.log" | oneline)"
+		fi
 	fi
+	for f in ${FLAVOURS//,/ }; do
+		n=$name
+		[ "$f" = cloud ] || n=$name-$f
+		mkdir -p "$WORK/$n"
+		if [ "$name" = bookworm ] || [ -n "$root" ]; then
+			[ "$f" = cloud ] || section "$n: the $f flavour"
+			test_release "$n" "$root" "$f"
+		else
+			T_KREL[$n]=- T_KVER[$n]=- T_GCC[$n]=- T_BUILD[$n]="no chroot" T_GUEST[$n]=-
+		fi
+	done
 done
 
 section "compatibility"
 {
-	printf 'release\tkernel\tdebian version\tcompiler\tbuild W=1\tguest (matrix suite)\n'
-	for name in ${RELEASES//,/ }; do
+	printf 'release\tkernel\tdebian version\tcompiler\tbuild W=1\tguest (matrix or rt suite)\n'
+	for name in "${NAMES[@]}"; do
 		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "${T_KREL[$name]}" "${T_KVER[$name]}" \
 			"${T_GCC[$name]}" "${T_BUILD[$name]}" "${T_GUEST[$name]}"
 	done

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Plot a pidx results directory (results.csv + meta), or compare two.
 
-usage: plot.py [--out DIR] [--compare] RESULTS_DIR [RESULTS_DIR2]
+usage: plot.py [--out DIR] [--with DIR]... [--compare] RESULTS_DIR
+       [RESULTS_DIR2]
 
 Draws, as PNG and SVG, into --out (default RESULTS_DIR/plots):
   nsop_vs_keys        ns/op against keys, one panel per workload
@@ -15,6 +16,20 @@ and, only when results.csv has such rows (not with --compare):
   numa                ns/op by memory placement, from the rows with a
                       node other than "any"
   pmu                 CPU counters per operation of the lookup keys sweep
+                      (cachegrind's counts for pmu=cachegrind rows)
+  ratio_to_idr        every index's ratio to idr side by side, one bar per
+                      source of rows: the kernel's ns/op (under QEMU TCG:
+                      emulated, said so), native user space's ns/op, and
+                      cachegrind's instructions, D1 and LL misses per op;
+                      a panel per workload (lookup, fork) and keys size;
+                      drawn when there are two sources or cachegrind rows;
+                      the numbers also go to ratio_to_idr.csv
+Rows of two substrates (bench.sh under QEMU: substrate=kernel from the VM,
+substrate=user from user/pidx-user) draw each figure once per substrate:
+the kernel's as named above, user space's named user_*.  Rows with
+pmu=cachegrind feed only the pmu and ratio_to_idr figures.  --with DIR
+(repeatable) adds another results directory's rows to ratio_to_idr only
+(e.g. a TCG sweep beside a native one).
 With --compare the files are named compare_*.  Medians and min-max spread
 are computed here from the individual repeats; rows with verified=FAILED
 and rows run under fault injection (faults= in extra) are left out (with a
@@ -28,6 +43,7 @@ Runs with Debian's python3-matplotlib: use /usr/bin/python3.
 """
 
 import argparse
+import copy
 import csv
 import math
 import os
@@ -56,7 +72,7 @@ OPTIONAL_NUMBERS = ["visits_per_op", "visits_max", "lines_per_op",
                     "cache_refs_per_op", "cache_misses_per_op",
                     "llc_load_misses_per_op"]
 OPTIONAL_TEXT = {"pmu": "n/a", "node": "any", "cpu_nodes": "n/a",
-                 "mem_nodes": "n/a"}
+                 "mem_nodes": "n/a", "substrate": "kernel"}
 # CPU counter columns and their labels, in the order drawn
 PMU_COLUMNS = [("cycles_per_op", "cycles"),
                ("instructions_per_op", "instructions"),
@@ -80,6 +96,9 @@ KVM_NOTE = ("QEMU/KVM guest: absolute times include virtualisation; "
             "compare indexes within one boot")
 NUMA_TCG_NOTE = ("QEMU TCG: remote memory costs nothing extra, so these "
                  "times do not show hardware NUMA costs")
+CG = "cachegrind"
+# the label of the figures' messages while a substrate's figures are drawn
+VIEW = {"tag": ""}
 
 
 class PlotError(Exception):
@@ -91,7 +110,7 @@ def warn(msg):
 
 
 def info(msg):
-    print(f"{PROG}: {msg}")
+    print(f"{PROG}: {VIEW['tag']}{msg}")
 
 
 class ArgParser(argparse.ArgumentParser):
@@ -143,17 +162,47 @@ class Run:
         if not os.path.isfile(csv_path):
             raise PlotError(f"{csv_path}: missing")
         self.all_rows, self.failed, self.faulted = self._read_csv(csv_path)
-        # rows timed the ordinary way feed the time and memory figures;
-        # traced rows (times include the tracing) and placed rows (the numa
-        # sweep) only their own figures
-        self.visit_rows = [r for r in self.all_rows if r["trace_visits"]]
-        self.numa_rows = [r for r in self.all_rows if not r["trace_visits"]
-                          and r["node"] != "any"]
-        self.rows = [r for r in self.all_rows if not r["trace_visits"]
-                     and r["node"] == "any"]
+        self.split_rows()
         meta = read_meta(os.path.join(directory, "meta"))
         self.meta_missing = meta is None
         self.meta = meta or {}
+        self.fig_prefix = ""
+
+    def split_rows(self):
+        rows = self.all_rows
+        # rows timed the ordinary way feed the time and memory figures;
+        # traced rows (times include the tracing), placed rows (the numa
+        # sweep) and cachegrind's rows only their own figures
+        self.cg_rows = [r for r in rows if r["pmu"] == CG]
+        rows = [r for r in rows if r["pmu"] != CG]
+        self.visit_rows = [r for r in rows if r["trace_visits"]]
+        self.numa_rows = [r for r in rows if not r["trace_visits"]
+                          and r["node"] != "any"]
+        self.rows = [r for r in rows if not r["trace_visits"]
+                     and r["node"] == "any"]
+
+    def substrates(self):
+        """The substrates of the rows: kernel first."""
+        return sorted({r["substrate"] for r in self.all_rows},
+                      key=lambda s: (s != "kernel", s))
+
+    def view(self, substrate):
+        """The rows of one substrate as a Run of their own, its meta saying
+        where they ran (a user sweep beside a VM's ran on the host)."""
+        v = copy.copy(self)
+        v.all_rows = [r for r in self.all_rows if r["substrate"] == substrate]
+        v.split_rows()
+        m = dict(self.meta)
+        if substrate == "user" and m.get("env") != "user":
+            m["env"] = "user"
+            m["accel"] = "none"
+            for k, host in (("kernel", "host_kernel"), ("vcpus", "host_cpus"),
+                            ("cpu_model", "host_cpu_model")):
+                if m.get(host):
+                    m[k] = m[host]
+            m.pop("mem_mb", None)
+        v.meta = m
+        return v
 
     @staticmethod
     def _read_csv(path):
@@ -232,6 +281,8 @@ class Run:
                 s += f", {m['mem_mb']} MB"
         elif env == "native":
             s = f"native, {ncpu} CPUs"
+        elif env == "user":
+            s = f"user space (pidx-user), {ncpu} CPUs"
         else:
             s = f"env {env}"
         return s
@@ -448,7 +499,7 @@ def new_figure(npanels, panel_w=5.4, panel_h=3.9, ncols=None):
 
 
 def finish_figure(fig, runs, title, subtitle, handles, out_base, written,
-                  run_notes=True, notes=(), foot=()):
+                  run_notes=True, notes=(), foot=(), head=None):
     """Title, legend and notes in margins added to the figure, then PNG and
     SVG.  The panels keep the size they were created with.  run_notes: the
     emulation notes of the runs (for figures of times); notes: more of
@@ -457,8 +508,10 @@ def finish_figure(fig, runs, title, subtitle, handles, out_base, written,
     import matplotlib.pyplot as plt
     w, h = fig.get_size_inches()
     wrap = max(60, int(w * 12.5))
-    head = [r.describe() if len(runs) == 1 else
-            f"{'AB'[i]}: {r.describe()}" for i, r in enumerate(runs)]
+    if head is None:
+        head = [r.describe() if len(runs) == 1 else
+                f"{'AB'[i]}: {r.describe()}" for i, r in enumerate(runs)]
+    head = list(head)
     if subtitle:
         head.append(subtitle)
     head = [line for text in head for line in textwrap.wrap(text, wrap)]
@@ -1113,7 +1166,7 @@ def plot_pmu(runs, sty, out, written):
         return
     if compare_skip(runs, "pmu", "all_rows"):
         return
-    rows = [r for r in runs[0].rows if r["wl"] == "lookup"
+    rows = [r for r in runs[0].rows + runs[0].cg_rows if r["wl"] == "lookup"
             and any(r[c] is not None for c in cols)]
     mode = preferred_mode(rows)
     rows = [r for r in rows if r["mode"] == mode]
@@ -1154,18 +1207,314 @@ def plot_pmu(runs, sty, out, written):
     handles = [mpatches.Patch(color=sty.colors[n], label=n) for n in names]
     handles += sty.legend_handles([], has_null)
     pmu_txt = "/".join(sorted({r["pmu"] for r in rows}))
+    # pidx-user --cachegrind: valgrind's model, the storm's difference of two runs
+    where = ("cachegrind's cache model, per op of the storm" if pmu_txt == "cachegrind"
+             else "kernel only, counted around each CPU's storm")
     finish_figure(fig, runs, "CPU counters per operation, lookup",
                   f"pmu={pmu_txt}, mode {mode}, {ncpus} "
-                  f"CPU{'s' if ncpus != 1 else ''}; kernel only, counted "
-                  f"around each CPU's storm; bars: median over "
+                  f"CPU{'s' if ncpus != 1 else ''}; {where}; bars: median over "
                   + repeats_text(counts).replace("median of ", "")
                   .replace("bars", "whiskers"),
                   handles, os.path.join(out, f"{prefix(runs)}pmu"),
                   written, run_notes=False)
 
 
+# ---- every index's ratio to idr, one bar per source of rows
+
+# bars of the ratio figure, in order: kind, column, label, colour, hatch
+RATIO_KINDS = [
+    ("kernel", "ns_per_op", "ns/op", "#9a9a9a", "//"),
+    ("user", "ns_per_op", "ns/op", "#1f77b4", None),
+    (CG, "instructions_per_op", "instructions/op", "#98df8a", None),
+    (CG, "cache_misses_per_op", "D1 misses/op", "#ff7f0e", None),
+    (CG, "cg_ll_misses", "LL misses/op", "#d62728", None),
+]
+RATIO_WORKLOADS = ("lookup", "fork")
+# an idr count below this per op (LL misses when everything fits in the
+# last level) makes no ratio: the bar is left out and the figure says so
+RATIO_FLOOR = 0.01
+TCG_RATIO_NOTE = ("grey hatched bars: the module in QEMU TCG, EMULATED "
+                  "(no cache model): in-kernel behaviour, not hardware times")
+
+
+def cg_ll(row):
+    """cachegrind's LL misses per op, reads and writes (extra's
+    cg_ll_misses), else the LL read misses column."""
+    for kv in (row.get("extra") or "").split(";"):
+        k, _, v = kv.partition("=")
+        if k.strip() == "cg_ll_misses":
+            try:
+                return parse_number(v)
+            except ValueError:
+                break
+    return row.get("llc_load_misses_per_op")
+
+
+def kernel_source_label(run):
+    m = run.meta
+    env, accel = m.get("env", "").lower(), m.get("accel", "").lower()
+    if run.note() == TCG_NOTE:
+        return "kernel, QEMU TCG: EMULATED", True
+    if env == "vm":
+        return f"kernel, QEMU/{accel.upper() or 'KVM'} guest", False
+    if env == "native":
+        return "kernel, native", False
+    return f"kernel ({env or 'env unknown'})", False
+
+
+def ratio_sources(runs):
+    """[dict(label, emulated, col, rows, colour, hatch)]: every source of
+    rows of the runs (a run's kernel rows, user rows, cachegrind rows)."""
+    out, seen = [], set()
+    # by kind first, so that the bars keep their order whatever the runs
+    for kind, col, what, colour, hatch in RATIO_KINDS:
+        for run in runs:
+            if kind == CG:
+                rows = run.cg_rows
+                label, emulated = f"cachegrind: {what}", False
+            else:
+                rows = [r for r in run.rows if r["substrate"] == kind]
+                if kind == "kernel":
+                    label, emulated = kernel_source_label(run)
+                else:
+                    label, emulated = "user space, native", False
+                label += f": {what}"
+            if col == "cg_ll_misses":
+                rows = [dict(r, cg_ll_misses=cg_ll(r)) for r in rows]
+            rows = [r for r in rows if r[col] is not None
+                    and r["wl"] in RATIO_WORKLOADS]
+            if not rows:
+                continue
+            if label in seen:
+                label += f" [{run.name}]"
+            seen.add(label)
+            out.append(dict(label=label, emulated=emulated, col=col,
+                            rows=rows, colour=colour, hatch=hatch, run=run))
+    return out
+
+
+def ratio_config(rows, wl):
+    """The (mode, ncpus) of a source's rows for workload wl: the one with
+    the most keys sizes; ties go to fewer CPUs, then ipi."""
+    seen = {}
+    for r in rows:
+        if r["wl"] == wl:
+            seen.setdefault((r["mode"], r["ncpus"]), set()).add(r["keys"])
+    if not seen:
+        return None
+    return max(seen, key=lambda c: (len(seen[c]), -c[1], c[0] == "ipi"))
+
+
+def ratio_of(rows, col, name, keys):
+    """(median, min, max, n, value, idr value) of name's ratio to idr at
+    keys: per repeat when the repeats pair up (the same run and repeat:
+    one boot, one moment), else of the medians; None without idr or below
+    RATIO_FLOOR."""
+    def pick(n):
+        return {(r["run"], r["repeat"]): r[col] for r in rows
+                if r["index"] == n and r["keys"] == keys}
+    mine, idr = pick(name), pick("idr")
+    if not mine or not idr:
+        return None
+    vm = statistics.median(mine.values())
+    vi = statistics.median(idr.values())
+    if vi < RATIO_FLOOR:
+        return "floor", vm, vi
+    pairs = [mine[k] / idr[k] for k in mine if k in idr and idr[k] > 0]
+    if pairs:
+        s = summary(pairs)
+    else:
+        s = (vm / vi, vm / vi, vm / vi, 1)
+    return s + (vm, vi)
+
+
+def fmt_ratio(v):
+    return f"{v:.0f}" if v >= 99.5 else f"{v:.1f}" if v >= 9.95 else \
+        f"{v:.2f}"
+
+
+def plot_ratios(run, others, sty, out, written):
+    import matplotlib.patches as mpatches
+    from matplotlib.lines import Line2D
+    runs = [run] + others
+    sources = ratio_sources(runs)
+    if len(sources) < 2:
+        info("skipping ratio_to_idr: rows of one source only (it puts "
+             "the kernel's, user space's and cachegrind's side by side)")
+        return
+    # per source and workload, the configuration its bars come from
+    cfg = {}
+    for si, src in enumerate(sources):
+        for wl in RATIO_WORKLOADS:
+            c = ratio_config(src["rows"], wl)
+            if c:
+                cfg[si, wl] = c
+    panels = []
+    for wl in RATIO_WORKLOADS:
+        keys = sorted({r["keys"] for si, src in enumerate(sources)
+                       if (si, wl) in cfg for r in src["rows"]
+                       if r["wl"] == wl and (r["mode"], r["ncpus"]) ==
+                       cfg[si, wl]})
+        panels += [(wl, k) for k in keys]
+    names = [n for n in ordered_indexes(runs, "all_rows") if n != "idr"
+             and any(r["index"] == n for src in sources for r in src["rows"])]
+    if not panels or not names or not any(
+            r["index"] == "idr" for src in sources for r in src["rows"]):
+        info("skipping ratio_to_idr: no idr rows of lookup or fork")
+        return
+    nsrc = len(sources)
+    width = 0.84 / nsrc
+    fig, axes = new_figure(len(panels), panel_w=max(
+        6.0, 0.16 * len(names) * (nsrc + 1) + 1.6), panel_h=4.3,
+        ncols=min(len(panels), 3))
+    table, floors, negatives, counts = [], [], [], []
+    lo, hi = math.inf, 0.0
+    for ax, (wl, keys) in zip(axes, panels):
+        for si, src in enumerate(sources):
+            c = cfg.get((si, wl))
+            if c is None:
+                continue
+            rows = [r for r in src["rows"] if r["wl"] == wl
+                    and (r["mode"], r["ncpus"]) == c]
+            for ni, name in enumerate(names):
+                res = ratio_of(rows, src["col"], name, keys)
+                if res is None:
+                    continue
+                if res[0] == "floor":
+                    fl = (f"{wl} {fmt_keys(keys)}: {src['label']}: "
+                          f"idr {res[2]:.3f}")
+                    if fl not in floors:
+                        floors.append(fl)
+                    continue
+                med, mn, mx, n, vm, vi = res
+                if mn <= 0:
+                    # cachegrind's difference of two runs can come out
+                    # below zero where little happens per op
+                    fl = (f"{wl} {fmt_keys(keys)}: {src['label']}: {name} "
+                          f"{vm:.3f} (not a count)")
+                    if fl not in negatives:
+                        negatives.append(fl)
+                    continue
+                counts.append(n)
+                lo, hi = min(lo, mn), max(hi, mx)
+                x = ni - 0.42 + width * (si + 0.5)
+                ax.bar(x, med, width * 0.9, color=src["colour"],
+                       hatch=src["hatch"], edgecolor="#444444"
+                       if src["hatch"] else src["colour"], linewidth=0.5)
+                if mx > mn:
+                    ax.errorbar(x, med, yerr=[[med - mn], [mx - med]],
+                                color="black", capsize=1.8, elinewidth=0.8,
+                                linestyle="none")
+                ax.text(x, mx * 1.06, fmt_ratio(med), rotation=90,
+                        ha="center", va="bottom", fontsize=6.5, clip_on=True)
+                table.append((src["label"], src["emulated"], wl, keys, c[0],
+                              c[1], name, src["col"], med, mn, mx, n, vm,
+                              vi))
+        ax.axhline(1.0, color="black", linewidth=1.0)
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels(names, rotation=30, ha="right")
+        ax.set_xlim(-0.6, len(names) - 0.4)
+        ax.set_title(f"{wl} · {fmt_keys(keys)} keys", fontsize=12)
+        ax.set_ylabel("ratio to idr (log; 1 = idr)")
+        ax.set_axisbelow(True)
+    if not table:
+        plt_close(fig)
+        info("skipping ratio_to_idr: no index has a ratio to idr")
+        return
+    for ax in axes:
+        log_axis(ax)
+        ax.set_ylim(min(lo, 1.0) / 1.5, max(hi, 1.0) * 2.6)
+        ax.grid(True, axis="y", which="major", alpha=0.35)
+    handles = [mpatches.Patch(facecolor=src["colour"], hatch=src["hatch"],
+                              edgecolor="#444444" if src["hatch"] else
+                              src["colour"], label=src["label"])
+               for src in sources]
+    handles.append(Line2D([], [], color="black", linewidth=1.0,
+                          label="1 = idr"))
+    # which configuration each source's bars are
+    foot = []
+    for si, src in enumerate(sources):
+        c = {f"{wl} {m}, {n} CPU{'s' if n != 1 else ''}"
+             for (i, wl), (m, n) in cfg.items() if i == si}
+        foot.append(f"{src['label']}: {'; '.join(sorted(c))} "
+                    f"[{src['run'].name}]")
+    if floors:
+        foot.append("not drawn, idr's count per op below "
+                    f"{RATIO_FLOOR}: " + "; ".join(floors))
+    if negatives:
+        foot.append("not drawn, a per-op value or ratio <= 0: "
+                    + "; ".join(negatives))
+    import textwrap
+    wrap = max(60, int(fig.get_size_inches()[0] * 12.5))
+    foot = [part for line in foot for part in textwrap.wrap(
+        line, wrap, subsequent_indent="    ")]
+    notes = []
+    if any(src["emulated"] for src in sources):
+        notes.append(TCG_RATIO_NOTE)
+    if any(src["col"] != "ns_per_op" for src in sources):
+        notes.append("cachegrind: counts on a model (D1 32 KiB, LL 1 MiB) "
+                     "of the whole process, the engine's share (the null "
+                     "row) included")
+    rep = repeats_text(counts).replace("median of ", "").replace(
+        "repeats, bars min-max", "paired repeats, whiskers min-max")
+    # where each run's rows ran: a user sweep beside a VM's ran on the host
+    head = []
+    for i, r in enumerate(runs):
+        subs = r.substrates()
+        for sub in subs:
+            d = (r.view(sub) if len(subs) > 1 else r).describe()
+            head.append(("with: " if i else "")
+                        + (f"{sub} rows: " if len(subs) > 1 else "") + d)
+    finish_figure(fig, runs, "ratio to idr: in the kernel, in user space, "
+                  "and in cachegrind's counts",
+                  f"bars: median over {rep}; cachegrind: one counted run "
+                  "per configuration",
+                  handles, os.path.join(out, "ratio_to_idr"), written,
+                  run_notes=False, notes=notes, foot=foot, head=head)
+    path = os.path.join(out, "ratio_to_idr.csv")
+    try:
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["source", "emulated", "workload", "keys", "mode",
+                        "ncpus", "index", "metric", "ratio", "ratio_min",
+                        "ratio_max", "n", "value", "idr_value"])
+            for t in table:
+                w.writerow([t[0], "yes" if t[1] else "no"] + list(t[2:8]) +
+                           [f"{v:.4g}" for v in t[8:11]] + [t[11]] +
+                           [f"{v:.6g}" for v in t[12:]])
+    except OSError as e:
+        raise PlotError(f"{path}: {e.strerror}")
+    written.append(path)
+
+
+def plt_close(fig):
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+
+
 def prefix(runs):
-    return "compare_" if len(runs) > 1 else ""
+    return ("compare_" if len(runs) > 1 else "") + runs[0].fig_prefix
+
+
+def figure_sets(runs):
+    """[(tag, runs)]: the runs whose figures to draw, once per substrate
+    when the rows have two (bench.sh under QEMU: the VM's and the user
+    sweep's); the user rows' files are then named user_*."""
+    subs = [run.substrates() for run in runs]
+    if all(len(s) <= 1 for s in subs):
+        return [("", runs)]
+    sets = []
+    for sub in ("kernel", "user"):
+        if all(sub in s for s in subs):
+            views = [run.view(sub) for run in runs]
+            if sub != "kernel":
+                for v in views:
+                    v.fig_prefix = f"{sub}_"
+            sets.append((f"{sub} rows: ", views))
+    if not sets:
+        # nothing in common: each run's first substrate
+        sets.append(("", [run.view(s[0]) for run, s in zip(runs, subs)]))
+    return sets
 
 
 # ------------------------------------------------------------------ main
@@ -1178,6 +1527,10 @@ def main(argv):
                     help="output directory (default RESULTS_DIR/plots)")
     ap.add_argument("--compare", action="store_true",
                     help="overlay RESULTS_DIR2 (dashed) on RESULTS_DIR")
+    ap.add_argument("--with", dest="with_dirs", action="append", default=[],
+                    metavar="DIR",
+                    help="another results directory whose rows join the "
+                    "ratio_to_idr figure only (repeatable)")
     ap.add_argument("dirs", nargs="+", metavar="RESULTS_DIR")
     args = ap.parse_args(argv)
     if len(args.dirs) > 2:
@@ -1186,9 +1539,13 @@ def main(argv):
         ap.error("--compare needs two results directories")
     if len(args.dirs) == 2 and not args.compare:
         ap.error("two results directories need --compare")
+    if args.with_dirs and args.compare:
+        ap.error("--with draws ratio_to_idr of one directory: not with "
+                 "--compare")
 
     try:
         runs = [Run(d) for d in args.dirs]
+        others = [Run(d) for d in args.with_dirs]
         out = args.out or os.path.join(args.dirs[0], "plots")
         try:
             os.makedirs(out, exist_ok=True)
@@ -1198,7 +1555,7 @@ def main(argv):
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 1
 
-    for run in runs:
+    for run in runs + others:
         if run.meta_missing:
             warn(f"{run.dir}/meta: missing; titles name the directory only")
         if run.failed:
@@ -1221,13 +1578,18 @@ def main(argv):
     })
     sty = Styler(runs)
     written = []
-    plot_nsop(runs, sty, out, written)
-    plot_throughput(runs, sty, out, written)
-    plot_latency(runs, sty, out, written)
-    plot_memory(runs, sty, out, written)
-    plot_visits(runs, sty, out, written)
-    plot_numa(runs, sty, out, written)
-    plot_pmu(runs, sty, out, written)
+    for tag, vruns in figure_sets(runs):
+        VIEW["tag"] = tag
+        plot_nsop(vruns, sty, out, written)
+        plot_throughput(vruns, sty, out, written)
+        plot_latency(vruns, sty, out, written)
+        plot_memory(vruns, sty, out, written)
+        plot_visits(vruns, sty, out, written)
+        plot_numa(vruns, sty, out, written)
+        plot_pmu(vruns, sty, out, written)
+    VIEW["tag"] = ""
+    if len(runs) == 1:
+        plot_ratios(runs[0], others, sty, out, written)
     for p in written:
         print(p)
     if not written:

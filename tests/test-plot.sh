@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Tests of scripts/plot.py on the synthetic fixtures tests/fixtures/plot-small
-# (the columns up to `extra`) and tests/fixtures/plot-numa (the columns after
-# it, with trace_visits=1 rows and rows placed on NUMA nodes), and on
-# modified copies of them.  One line per check: "PASS name" or
+# (the columns up to `extra`), tests/fixtures/plot-numa (the columns after
+# it, with trace_visits=1 rows and rows placed on NUMA nodes) and
+# tests/fixtures/plot-substrates (kernel, user and cachegrind rows, as
+# make bench writes under QEMU), and on modified copies of them.  One line per check: "PASS name" or
 # "FAIL name: expected ..., saw ...".  Exit status: the number of failures
 # (capped at 1).  Needs Debian's python3-matplotlib (PYTHON, default
 # /usr/bin/python3).
@@ -15,6 +16,7 @@ PYTHON=${PYTHON:-/usr/bin/python3}
 PLOT=${PLOT:-$root/scripts/plot.py}
 FIX=$root/tests/fixtures/plot-small
 NFIX=$root/tests/fixtures/plot-numa
+SFIX=$root/tests/fixtures/plot-substrates
 FIGS="nsop_vs_keys throughput_vs_cpus latency memory"
 # the figures of the extra sweeps
 NEWFIGS="visits numa"
@@ -360,6 +362,165 @@ nfixture_copy "$tmp/badvis"
 awk -F, -v OFS=, -v c="$(ncol visits_per_op)" 'NR == 3 { $c = "lots" } 1' \
 	"$NFIX/results.csv" >"$tmp/badvis/results.csv"
 expect_error "non-numeric visits_per_op" --out "$tmp/x" "$tmp/badvis"
+
+# --- kernel, user and cachegrind rows: plot-substrates ----------------------
+# scol NAME: column number of NAME in the substrates fixture
+scol() {
+	head -n 1 "$SFIX/results.csv" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1
+}
+# sfilter DIR WHICH: a copy of the substrates fixture with the header and
+# the rows WHICH names: kernel, user (cachegrind's included), nocg (all but
+# cachegrind's), noidr (all but idr's)
+sfilter() {
+	mkdir -p "$1"
+	cp "$SFIX/meta" "$1/"
+	awk -F, -v s="$(scol substrate)" -v p="$(scol pmu)" -v i="$(scol index)" -v w="$2" '
+		NR == 1 || (w == "kernel" && $s == "kernel") || (w == "user" && $s == "user") ||
+			(w == "nocg" && $p != "cachegrind") || (w == "noidr" && $i != "idr")' \
+		"$SFIX/results.csv" >"$1/results.csv"
+}
+# ratio SOURCE WORKLOAD KEYS INDEX: the ratio column of ratio_to_idr.csv
+ratio() {
+	awk -F, -v src="$2" -v w="$3" -v k="$4" -v x="$5" '
+		NR > 1 { l = $0; sub(/^"/, "", l) }
+		NR > 1 && index(l, src) == 1 && $(NF - 11) == w && $(NF - 10) == k &&
+			$(NF - 7) == x { print $(NF - 5) }' "$1"
+}
+if grep -q '^fixture=synthetic (not a measurement)$' "$SFIX/meta"; then
+	pass "substrates fixture meta marks it synthetic"
+else
+	fail "substrates fixture meta marks it synthetic" "expected 'fixture=synthetic (not a measurement)' in $SFIX/meta, saw none"
+fi
+nk=$(awk -F, -v s="$(scol substrate)" -v p="$(scol pmu)" 'NR > 1 { n[$s "/" ($p == "cachegrind" ? "cg" : "timed")]++ }
+	END { print n["kernel/timed"] + 0, n["user/timed"] + 0, n["user/cg"] + 0 }' "$SFIX/results.csv")
+if [[ $nk =~ ^[1-9][0-9]*\ [1-9][0-9]*\ [1-9][0-9]*$ ]]; then
+	pass "substrates fixture: kernel, user and cachegrind rows ($nk)"
+else
+	fail "substrates fixture: kernel, user and cachegrind rows" "expected three non-zero counts, saw '$nk'"
+fi
+run_plot subst --out "$tmp/splots" "$SFIX"
+if [[ $rc -eq 0 && ! -s $tmp/subst.err ]]; then
+	pass "substrates fixture plots: exit 0, quiet stderr"
+else
+	fail "substrates fixture plots: exit 0, quiet stderr" "expected 0 and no stderr, saw $rc and '$(head -n 2 "$tmp/subst.err" | tr '\n' '|')'"
+fi
+UFIGS="user_nsop_vs_keys user_throughput_vs_cpus user_latency user_memory user_pmu"
+check_figs subst "$tmp/splots" "" "$FIGS $UFIGS ratio_to_idr"
+if [[ ! -e $tmp/splots/pmu.png ]] && grep -qx 'plot.py: kernel rows: pmu: no hardware counter values (n/a), no pmu plot' "$tmp/subst.out"; then
+	pass "substrates: no kernel pmu figure under TCG, said for the kernel rows"
+else
+	fail "substrates: no kernel pmu figure under TCG" "expected no pmu.png and a 'kernel rows: pmu:' line, saw $(listing "$tmp/splots")"
+fi
+svg_has "ratio_to_idr: the kernel's bars say EMULATED" "$tmp/splots/ratio_to_idr.svg" "kernel, QEMU TCG: EMULATED: ns/op"
+svg_has "ratio_to_idr: a note says what TCG is" "$tmp/splots/ratio_to_idr.svg" "in-kernel behaviour, not hardware times"
+svg_has "ratio_to_idr: native user space bars" "$tmp/splots/ratio_to_idr.svg" "user space, native: ns/op"
+svg_has "ratio_to_idr: cachegrind D1 bars" "$tmp/splots/ratio_to_idr.svg" "cachegrind: D1 misses/op"
+svg_has "ratio_to_idr: cachegrind LL bars" "$tmp/splots/ratio_to_idr.svg" "cachegrind: LL misses/op"
+svg_has "ratio_to_idr: the user rows ran on the host" "$tmp/splots/ratio_to_idr.svg" "user rows: kernel 6.99.0-fixture-host"
+svg_has "ratio_to_idr: a fork panel" "$tmp/splots/ratio_to_idr.svg" "fork · 32K keys"
+svg_has "user figures describe the host, not the VM" "$tmp/splots/user_nsop_vs_keys.svg" "kernel 6.99.0-fixture-host, user space (pidx-user)"
+if ! grep -qF "QEMU TCG emulation" "$tmp/splots/user_nsop_vs_keys.svg" &&
+	grep -qF "QEMU TCG emulation" "$tmp/splots/nsop_vs_keys.svg"; then
+	pass "TCG note on the kernel's time figures, not on user space's"
+else
+	fail "TCG note on the kernel's figures only" "expected it in nsop_vs_keys.svg and not in user_nsop_vs_keys.svg, saw $(grep -c "QEMU TCG emulation" "$tmp/splots/nsop_vs_keys.svg" "$tmp/splots/user_nsop_vs_keys.svg" | tr '\n' ' ')"
+fi
+# the fixture's counts make these ratios exact
+rc_=$tmp/splots/ratio_to_idr.csv
+for t in "cachegrind: D1 misses/op|lookup|32768|skiplist|10" \
+	"cachegrind: LL misses/op|lookup|32768|skiplist|8" \
+	"cachegrind: D1 misses/op|fork|32768|ccskip|8" \
+	"cachegrind: instructions/op|lookup|1024|ccskip|1.35"; do
+	IFS='|' read -r src w k x want <<<"$t"
+	got=$(ratio "$rc_" "$src" "$w" "$k" "$x")
+	if [[ $got == "$want" ]]; then
+		pass "ratio_to_idr.csv: $x $w $k $src = $want"
+	else
+		fail "ratio_to_idr.csv: $x $w $k $src" "expected $want, saw '$got'"
+	fi
+done
+got=$(ratio "$rc_" "cachegrind: LL misses/op" lookup 1024 skiplist)
+if [[ -z $got ]] && grep -qF "not drawn, idr's count per op below 0.01: lookup 1K: cachegrind: LL misses/op" "$tmp/splots/ratio_to_idr.svg"; then
+	pass "ratio_to_idr: no ratio to an idr count of about 0, said so"
+else
+	fail "ratio_to_idr: idr count below the floor" "expected no ratio and a 'not drawn' line, saw '$got'"
+fi
+kmed=$(ratio "$rc_" "kernel, QEMU TCG" lookup 32768 skiplist)
+if awk -v r="$kmed" 'BEGIN { exit !(r > 1.5 && r < 4) }'; then
+	pass "ratio_to_idr.csv: the kernel's skiplist lookup ratio at 32K ($kmed)"
+else
+	fail "ratio_to_idr.csv: kernel ratio" "expected about 2.4, saw '$kmed'"
+fi
+
+# the kernel's figures are those of its rows alone
+sfilter "$tmp/konly" kernel
+run_plot konly --out "$tmp/konly/plots" "$tmp/konly"
+same_figs "user and cachegrind rows stay out of the kernel's figures" "$tmp/splots" "$tmp/konly/plots"
+if [[ ! -e $tmp/konly/plots/ratio_to_idr.png ]] && grep -q '^plot.py: skipping ratio_to_idr: rows of one source only' "$tmp/konly.out"; then
+	pass "one source of rows: no ratio_to_idr, said so"
+else
+	fail "one source of rows: no ratio_to_idr" "expected no figure and a skipping line, saw $(listing "$tmp/konly/plots")"
+fi
+# cachegrind's rows stay out of user space's time figures
+sfilter "$tmp/nocg" nocg
+run_plot nocg --out "$tmp/nocg/plots" "$tmp/nocg"
+differ=""
+for f in user_nsop_vs_keys user_throughput_vs_cpus user_latency user_memory; do
+	cmp -s "$tmp/splots/$f.svg" "$tmp/nocg/plots/$f.svg" || differ+=" $f"
+done
+if [[ -z $differ && ! -e $tmp/nocg/plots/user_pmu.png ]]; then
+	pass "cachegrind rows feed only the pmu and ratio figures"
+else
+	fail "cachegrind rows feed only the pmu and ratio figures" "expected identical user time figures and no user_pmu, saw differences in$differ"
+fi
+
+# columns are read by name: another order and a column more (another
+# branch's) draw the same figures and ratios (the directory keeps its name:
+# ratio_to_idr names where each source's rows are)
+od=$tmp/order/plot-substrates
+mkdir -p "$od"
+cp "$SFIX/meta" "$od/"
+awk -F, -v OFS=, 'NR == 1 { $0 = "storm_bound," $0 } NR > 1 { $0 = "12.5," $0 }
+	{ t = $NF; $NF = $2; $2 = t; print }' "$SFIX/results.csv" >"$od/results.csv"
+if [[ $(head -n 1 "$od/results.csv") == storm_bound,substrate,* ]]; then
+	pass "reordered copy: storm_bound first, substrate second"
+else
+	fail "reordered copy" "expected a header starting storm_bound,substrate, saw $(head -c 40 "$od/results.csv")"
+fi
+run_plot order --out "$tmp/order/plots" "$od"
+differ=""
+for f in $FIGS $UFIGS ratio_to_idr; do
+	for ext in png svg; do
+		cmp -s "$tmp/splots/$f.$ext" "$tmp/order/plots/$f.$ext" || differ+=" $f.$ext"
+	done
+done
+cmp -s "$rc_" "$tmp/order/plots/ratio_to_idr.csv" || differ+=" ratio_to_idr.csv"
+if [[ $rc -eq 0 && -z $differ ]]; then
+	pass "columns by name: another order, one column more, same figures"
+else
+	fail "columns by name" "expected exit 0 and identical files, saw $rc and differences in$differ"
+fi
+
+# --with: the kernel rows of another directory beside this one's
+sfilter "$tmp/uonly" user
+run_plot with --out "$tmp/uonly/plots" --with "$tmp/konly" "$tmp/uonly"
+if [[ $rc -eq 0 && -s $tmp/uonly/plots/ratio_to_idr.png ]] &&
+	[[ $(ratio "$tmp/uonly/plots/ratio_to_idr.csv" "kernel, QEMU TCG" lookup 32768 skiplist) == "$kmed" ]] &&
+	grep -qF "with: kernel 6.1.0-fixture-amd64, VM (QEMU TCG)" "$tmp/uonly/plots/ratio_to_idr.svg"; then
+	pass "--with DIR: its kernel rows join ratio_to_idr, named"
+else
+	fail "--with DIR" "exit 0, ratio_to_idr with the kernel ratio $kmed and a 'with:' line, saw $rc: $(head -n 1 "$tmp/with.err")"
+fi
+expect_error "--with and --compare" --with "$tmp/konly" --compare --out "$tmp/x" "$SFIX" "$SFIX"
+
+# without idr there is nothing to divide by
+sfilter "$tmp/noidr" noidr
+run_plot noidr --out "$tmp/noidr/plots" "$tmp/noidr"
+if [[ $rc -eq 0 && ! -e $tmp/noidr/plots/ratio_to_idr.png ]] && grep -q '^plot.py: skipping ratio_to_idr: no idr rows' "$tmp/noidr.out"; then
+	pass "no idr rows: no ratio_to_idr, said so"
+else
+	fail "no idr rows: no ratio_to_idr" "expected exit 0, no figure and a skipping line, saw $rc, $(listing "$tmp/noidr/plots")"
+fi
 
 # --- --help ----------------------------------------------------------------
 run_plot help --help

@@ -6,7 +6,7 @@
 # "GUEST-SUMMARY N passed, N failed" at the end; exits 1 on any failure.
 # Results land in $OUT (results.csv of the workload matrix, test log).
 #
-# Usage: suite.sh [full|quick|matrix|smoke|debug|failslab|numa|only t_name...]
+# Usage: suite.sh [full|quick|matrix|smoke|debug|failslab|numa|rt|only t_name...]
 #   full:  everything (the 2-vCPU boot)
 #   debug: all but the long dense-allocation, busy and prefill storms (debug kernel),
 #          with allocation failures injected (failslab)
@@ -20,6 +20,7 @@
 #          every setting (a guest with two nodes)
 #   kcsan: load, selftest and the workload matrix with KCSAN reporting races
 #          in pidx's own code (the KCSAN debug kernel)
+#   rt:    quick, the defaults, the lockref loop and cycles (PREEMPT_RT kernel)
 
 LEVEL=${1:-full}
 KO=${PIDX_KO:-/pidx/pidx.ko}
@@ -27,6 +28,11 @@ OUT=${OUT:-/tmp}
 D=/sys/kernel/debug/pidx
 NCPUS=$(grep -c '^processor' /proc/cpuinfo)
 INDEXES="idr skiplist rbskip"
+# PREEMPT_RT refuses ipi storms that write (spinlocks in hard IRQ): where a
+# test means ipi for a writing storm, it takes WMODE
+RT=
+WMODE=ipi
+case $(uname -v) in *PREEMPT_RT*) RT=1 WMODE=kthread ;; esac
 passed=0
 failed=0
 
@@ -154,13 +160,21 @@ t_selftest() {
 
 # Every workload x mode x index at small sizes, each verified.
 t_matrix() {
-	set_all indexes=all keys=4096 ops=1000 repeat=1 pid_max=32768 cpus=all fork_window=32
+	# under the checkers' kernels (KASAN, KCSAN: 5-10x slower) a smaller
+	# storm still takes every writer and reader path of every index
+	mops=1000
+	case $LEVEL in debug | kcsan) mops=300 ;; esac
+	set_all indexes=all keys=4096 ops=$mops repeat=1 pid_max=32768 cpus=all fork_window=32
 	for wl in lookup insert delete mixed:90/5/5 mixed:50/25/25 fork iterate; do
 		for mode in ipi kthread; do
 			name="$wl/$mode"
 			set_all "workload=${wl%%:*}" "mode=$mode"
 			case $wl in mixed:*) set_all "mix=${wl#*:}" ;; esac
 			r=$(wr testcase run)
+			case $RT/$mode/$wl in
+			1/ipi/lookup | 1/ipi/iterate) ;;
+			1/ipi/*) rt_refusal "storm $name" "$r"; continue ;;
+			esac
 			if [ "$r" != ok ]; then
 				fail "storm $name" "run gave $r: $(cat $D/testcase | grep last)"
 				continue
@@ -169,19 +183,19 @@ t_matrix() {
 			for ix in $INDEXES; do
 				v=$(echo "$rows" | awk -F, -v ix="$ix" '$2 == ix { print $28 }')
 				ops=$(echo "$rows" | awk -F, -v ix="$ix" '$2 == ix { print $13 }')
-				if [ "$v" = yes ] && [ "$ops" = $((NCPUS * 1000)) ]; then
+				if [ "$v" = yes ] && [ "$ops" = $((NCPUS * mops)) ]; then
 					pass "storm $name $ix verified"
 				elif [ -z "$v" ] && [ "$mode" = ipi ] && grep -q "^skipped: $ix:" $D/test_result; then
 					# an index whose writers need interrupts on (maple) sits out ipi writes
 					pass "storm $name $ix skipped, as test_result says"
 				else
-					fail "storm $name $ix" "verified=yes and $((NCPUS * 1000)) ops, saw verified='$v' ops='$ops'"
+					fail "storm $name $ix" "verified=yes and $((NCPUS * mops)) ops, saw verified='$v' ops='$ops'"
 					grep "^$ix " $D/test_result
 				fi
 			done
 		done
 	done
-	set_all workload=mixed mix=90/5/5 indexes=null mode=ipi
+	set_all workload=mixed mix=90/5/5 indexes=null mode=$WMODE
 	r=$(wr testcase run)
 	v=$(last_run_rows | awk -F, '{ print $2 "=" $28 }')
 	expect "null index runs and is not verified" "ok null=n/a" "$r $v"
@@ -202,6 +216,56 @@ t_lockref_loop() {
 	done
 	expect "lockref loop: 100 x run/cat/reset" 0 "$bad"
 	expect "reset empties results.csv" 1 "$(wc -l <$D/results.csv)"
+}
+
+# rt_refusal NAME RESULT: a run refused on PREEMPT_RT, testcase naming the fix
+rt_refusal() {
+	why=$(grep '^last:' $D/testcase)
+	case "$2 $why" in
+	"EINVAL last: run -22 "*PREEMPT_RT*"echo kthread > mode")
+		pass "$1 refused on PREEMPT_RT, testcase says why" ;;
+	*) fail "$1 on PREEMPT_RT" "EINVAL, testcase naming PREEMPT_RT and 'echo kthread > mode', saw $2, '$why'" ;;
+	esac
+}
+
+# PREEMPT_RT: the defaults right after a fresh insmod run and verify; the
+# mode parameter still selects ipi, whose storms that read run and whose
+# storms that write are refused, saying why in testcase and in dmesg.
+t_rt_defaults() {
+	expect "the kernel is PREEMPT_RT" 1 "$RT"
+	rmmod pidx
+	if ! insmod "$KO"; then
+		fail "fresh insmod" "insmod $KO failed"
+		return
+	fi
+	expect "mode defaults to kthread on PREEMPT_RT" kthread "$(cat $D/mode)"
+	expect "run with the defaults right after insmod" ok "$(wr testcase run)"
+	n=$(last_run_rows | wc -l)
+	v=$(last_run_rows | awk -F, '$28 == "yes"' | wc -l)
+	k=$(echo "$INDEXES" | wc -w)
+	expect "default run verified every index" "$k $k" "$n $v"
+	if grep -q verified $D/test_result && ! grep -q FAILED $D/test_result; then
+		pass "test_result of the default run reads verified"
+	else
+		fail "test_result of the default run" "verified and no FAILED, saw '$(head -n 3 $D/test_result | tr '\n' ' ')'"
+	fi
+	rmmod pidx
+	insmod "$KO" mode=ipi ops=500
+	expect "module parameter mode=ipi applied" ipi "$(cat $D/mode)"
+	for wl in lookup iterate; do
+		set_all workload=$wl
+		expect "ipi $wl storm runs on PREEMPT_RT" ok "$(wr testcase run)"
+		v=$(last_run_rows | awk -F, '$28 != "yes"' | wc -l)
+		expect "ipi $wl rows all verified" 0 "$v"
+	done
+	before=$(dmesg | grep -c 'run refused (-22): .*PREEMPT_RT.*echo kthread > mode')
+	set_all workload=insert
+	rt_refusal "ipi insert storm" "$(wr testcase run)"
+	after=$(dmesg | grep -c 'run refused (-22): .*PREEMPT_RT.*echo kthread > mode')
+	expect "the refusal and its reason are in dmesg" $((before + 1)) "$after"
+	set_all mode=kthread
+	expect "the refused storm runs in kthread mode" ok "$(wr testcase run)"
+	set_all workload=lookup
 }
 
 # bad NAME VALUE ERRNO: refused with ERRNO and the setting unchanged
@@ -1160,7 +1224,7 @@ t_cycles() {
 	i=0
 	while [ $i -lt 20 ]; do
 		if [ -d $D ]; then
-			set_all keys=512 ops=200 workload=fork
+			set_all keys=512 ops=200 workload=fork mode=$WMODE
 			[ "$(wr testcase run)" = ok ] || bad=$((bad + 1))
 			b=$(awk '/^bytes/ { print $2 }' $D/memory)
 			[ "$b" = 0 ] || bad=$((bad + 1))
@@ -1182,8 +1246,9 @@ t_cycles() {
 t_load
 if [ "$LEVEL" = only ]; then
 	# suite.sh only t_name...: those tests alone, for debugging
+	# (t_load has run already: a second insmod would fail)
 	shift
-	for t in "$@"; do "$t"; done
+	for t in "$@"; do [ "$t" = t_load ] || "$t"; done
 	LEVEL=none
 else
 	[ "$LEVEL" = kcsan ] && t_kcsan_filter
@@ -1233,6 +1298,11 @@ numa)
 	t_numa
 	t_node_interleave
 	t_settings
+	;;
+rt)
+	t_rt_defaults
+	t_lockref_loop
+	t_cycles
 	;;
 matrix)
 	t_bad_input

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pidx workloads: the operations of every storm (lookup, insert, delete,
+ * mixed, fork, iterate) with the checks of their results, the batch timing
+ * and latency sampling around them, and each workload's plan.  Built into
+ * the module and, unchanged, into user/pidx-user (see pidx_workload.h).
+ */
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/minmax.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include "pidx_workload.h"
+
+static const char pidx_why_missed[] = "lookup missed a key present for the whole storm";
+
+u32 pidx_space(u32 pid_max)
+{
+	return pid_max - 1;
+}
+
+void pidx_fill_params(const struct pidx_config *cfg, struct pidx_params *p)
+{
+	p->pid_max = cfg->pid_max;
+	p->sl_p = cfg->sl_p;
+	p->sl_max_level = cfg->sl_max_level;
+	p->rb_level = cfg->rb_level;
+	p->seed = cfg->seed;
+	p->node = cfg->node;
+}
+
+static void pidx_worker_error(struct pidx_worker *w, u32 key, const char *why)
+{
+	if (!w->errors++) {
+		w->bad_key = key;
+		w->bad_why = why;
+	}
+}
+
+static void pidx_ring_push(struct pidx_worker *w, u32 pid)
+{
+	if (w->ring_len == w->ring_cap) {
+		pidx_worker_error(w, pid, "engine ring overflow");
+		return;
+	}
+	w->ring[(w->ring_head + w->ring_len++) % w->ring_cap] = pid;
+}
+
+static u32 pidx_ring_pop(struct pidx_worker *w)
+{
+	u32 pid = w->ring[w->ring_head];
+
+	w->ring_head = (w->ring_head + 1) % w->ring_cap;
+	w->ring_len--;
+	return pid;
+}
+
+/* Gives back the PID just popped: the oldest again. */
+static void pidx_ring_unpop(struct pidx_worker *w, u32 pid)
+{
+	w->ring_head = (w->ring_head + w->ring_cap - 1) % w->ring_cap;
+	w->ring[w->ring_head] = pid;
+	w->ring_len++;
+}
+
+/* Looks up prefilled key @j; a miss is an error when nobody may delete it. */
+void pidx_lookup_key(struct pidx_worker *w, u32 j)
+{
+	struct pidx_storm *s = w->storm;
+	bool hit;
+
+	rcu_read_lock();
+	hit = s->ops->lookup(s->idx, s->keys[j]);
+	rcu_read_unlock();
+	if (!hit && j < s->stable)
+		pidx_worker_error(w, s->keys[j], pidx_why_missed);
+}
+
+static void pidx_op_lookup(struct pidx_worker *w)
+{
+	pidx_lookup_key(w, pidx_rand_below(&w->rng, w->storm->nkeys));
+}
+
+static void pidx_op_insert(struct pidx_worker *w)
+{
+	struct pidx_storm *s = w->storm;
+	int pid = s->ops->alloc(s->idx, s->gfp);
+
+	if (pid == -ENOSPC || pid == -ENOMEM)
+		w->fails++;
+	else if (pid < 1 || pid >= s->cfg->pid_max)
+		pidx_worker_error(w, pid, "alloc returned a number outside [1, pid_max)");
+	else
+		pidx_ring_push(w, pid);
+}
+
+static void pidx_op_delete(struct pidx_worker *w)
+{
+	struct pidx_storm *s = w->storm;
+	u32 pid;
+	int ret;
+
+	if (!w->ring_len) {
+		w->fails++;
+		return;
+	}
+	pid = pidx_ring_pop(w);
+	ret = s->ops->remove(s->idx, pid);
+	if (!ret)
+		return;
+	/* still in the index and still ours (pidx.h): like a failed alloc */
+	if (ret == -ENOMEM && s->ops->remove_may_fail) {
+		pidx_ring_unpop(w, pid);
+		w->fails++;
+		return;
+	}
+	pidx_worker_error(w, pid, "remove of a PID this CPU owns failed");
+}
+
+static void pidx_op_mixed(struct pidx_worker *w)
+{
+	const u32 *mix = w->storm->cfg->mix;
+	u32 r = pidx_rand_below(&w->rng, 100);
+
+	if (r < mix[PIDX_MIX_LOOKUP])
+		pidx_op_lookup(w);
+	else if (r < mix[PIDX_MIX_LOOKUP] + mix[PIDX_MIX_INSERT])
+		pidx_op_insert(w);
+	else
+		pidx_op_delete(w);
+}
+
+/* fork + exit: take a PID, use it, and free this CPU's oldest beyond a window */
+static void pidx_op_fork(struct pidx_worker *w)
+{
+	struct pidx_storm *s = w->storm;
+	unsigned int i;
+	bool hit = true;
+	int pid;
+
+	/* the last exit could not free its PID: it exits again first */
+	if (w->ring_len == w->ring_cap) {
+		pidx_op_delete(w);
+		return;
+	}
+	pid = s->ops->alloc(s->idx, s->gfp);
+	if (pid < 0) {
+		if (pid == -ENOSPC || pid == -ENOMEM)
+			w->fails++;
+		else
+			pidx_worker_error(w, 0, "alloc returned an unexpected error");
+		return;
+	}
+	rcu_read_lock();
+	for (i = 0; i < PIDX_FORK_LOOKUPS; i++)
+		hit &= s->ops->lookup(s->idx, pid);
+	rcu_read_unlock();
+	if (!hit)
+		pidx_worker_error(w, pid, "lookup missed a PID just allocated");
+	pidx_ring_push(w, pid);
+	if (w->ring_len > s->cfg->fork_window)
+		pidx_op_delete(w);
+}
+
+/* one find_ge step of a /proc readdir; a full pass must see every key */
+static void pidx_op_iterate(struct pidx_worker *w)
+{
+	struct pidx_storm *s = w->storm;
+	int pid;
+
+	rcu_read_lock();
+	pid = s->ops->find_ge(s->idx, w->iter_next);
+	rcu_read_unlock();
+	if (pid < 0) {
+		if (w->iter_seen != s->nkeys && !s->ops->no_contents)
+			pidx_worker_error(w, w->iter_seen, "a find_ge pass did not see every key");
+		w->iter_seen = 0;
+		w->iter_next = 0;
+		return;
+	}
+	if (pid < w->iter_next)
+		pidx_worker_error(w, pid, "find_ge went backwards");
+	w->iter_seen++;
+	w->iter_next = pid + 1;
+}
+
+static void pidx_one_op(struct pidx_worker *w)
+{
+	switch (w->storm->cfg->workload) {
+	case PIDX_WL_LOOKUP:
+		pidx_op_lookup(w);
+		break;
+	case PIDX_WL_INSERT:
+		pidx_op_insert(w);
+		break;
+	case PIDX_WL_DELETE:
+		pidx_op_delete(w);
+		break;
+	case PIDX_WL_MIXED:
+		pidx_op_mixed(w);
+		break;
+	case PIDX_WL_FORK:
+		pidx_op_fork(w);
+		break;
+	case PIDX_WL_ITERATE:
+		pidx_op_iterate(w);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Under trace_visits every operation is bracketed; off, a nop jump. */
+static __always_inline void pidx_op(struct pidx_worker *w)
+{
+	if (static_branch_unlikely(&pidx_visits_on)) {
+		pidx_visits_begin();
+		pidx_one_op(w);
+		pidx_visits_end(&w->visits);
+	} else {
+		pidx_one_op(w);
+	}
+}
+
+static void pidx_record_latency(struct pidx_worker *w, u64 ns)
+{
+	u32 slot;
+
+	ns = min_t(u64, ns, U32_MAX);
+	w->lat_seen++;
+	if (w->nlat < PIDX_LAT_MAX) {
+		w->lat[w->nlat++] = ns;
+		return;
+	}
+	/* reservoir sampling keeps the sample uniform over the whole storm */
+	slot = pidx_rand_below(&w->rng, w->lat_seen);
+	if (slot < PIDX_LAT_MAX)
+		w->lat[slot] = ns;
+}
+
+void pidx_run_batch(struct pidx_worker *w)
+{
+	const struct pidx_config *cfg = w->storm->cfg;
+	u32 n = min(w->storm->batch, cfg->ops - w->done);
+	bool per_op = w->batches % PIDX_LAT_EVERY == PIDX_LAT_EVERY - 1;
+	u64 t0, t1;
+	u32 i;
+
+	if (unlikely(w->stall_ms)) {
+		/*
+		 * stall_test: a batch that overruns the bound, for the tests;
+		 * timed by ktime, as the bound is (mdelay() under TCG runs a
+		 * loop calibrated at boot: 1500 ms took 4 to 5.4 s of ktime)
+		 */
+		t0 = ktime_get_ns() + (u64)w->stall_ms * NSEC_PER_MSEC;
+		while (ktime_get_ns() < t0)
+			cpu_relax();
+		w->stall_ms = 0;
+	}
+	if (per_op) {
+		for (i = 0; i < n; i++) {
+			t0 = ktime_get_ns();
+			pidx_op(w);
+			t1 = ktime_get_ns();
+			pidx_record_latency(w, t1 - t0);
+		}
+	} else {
+		t0 = ktime_get_ns();
+		for (i = 0; i < n; i++)
+			pidx_op(w);
+		t1 = ktime_get_ns();
+		w->ns += t1 - t0;
+		w->timed_ops += n;
+	}
+	w->done += n;
+	w->batches++;
+}
+
+void pidx_untimed_lookups(struct pidx_worker *w, u32 n)
+{
+	u32 i;
+
+	if (!w->storm->stable)
+		return;
+	for (i = 0; i < n; i++)
+		pidx_lookup_key(w, pidx_rand_below(&w->rng, w->storm->stable));
+}
+
+/* Fisher-Yates with the storm's own stream: the same seed, the same order */
+void pidx_shuffle(u32 *a, u32 n, u64 *rng)
+{
+	u32 i, j;
+
+	for (i = n; i > 1; i--) {
+		j = pidx_rand_below(rng, i);
+		swap(a[i - 1], a[j]);
+		if (!(i & 0xffff))
+			cond_resched();
+	}
+}
+
+/*
+ * Per workload: how many prefilled keys each CPU owns (and may delete), and
+ * how many PIDs it may hold at most.  An insert storm, which exists to add
+ * ops PIDs per CPU, is refused before anything is built when they cannot
+ * fit; mixed and fork storms run into a full space like fork() does, and
+ * count each -ENOSPC as a failed operation.
+ */
+int pidx_plan(const struct pidx_config *cfg, unsigned int ncpus,
+	      u32 *slice, u32 *ring_cap, const char **why)
+{
+	u64 space = pidx_space(cfg->pid_max);
+	u32 dels;
+
+	*slice = 0;
+	*ring_cap = 0;
+	switch (cfg->workload) {
+	case PIDX_WL_INSERT:
+		*ring_cap = cfg->ops;
+		if (cfg->keys + (u64)cfg->ops * ncpus > space) {
+			*why = "keys + cpus x ops exceed pid_max - 1";
+			return -ENOSPC;
+		}
+		break;
+	case PIDX_WL_DELETE:
+		if ((u64)cfg->ops * ncpus > cfg->keys) {
+			*why = "delete needs keys >= cpus x ops";
+			return -EINVAL;
+		}
+		*slice = cfg->ops;
+		*ring_cap = cfg->ops;
+		break;
+	case PIDX_WL_MIXED:
+		dels = DIV_ROUND_UP((u64)cfg->ops * cfg->mix[PIDX_MIX_DELETE], 100);
+		*slice = min_t(u32, dels, cfg->keys / (2 * ncpus));
+		*ring_cap = *slice + (cfg->mix[PIDX_MIX_INSERT] ? cfg->ops : 0);
+		break;
+	case PIDX_WL_FORK:
+		*ring_cap = cfg->fork_window + 1;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pidx workloads: what one storm operation does, what it checks, and how a
+ * storm CPU times its batches.  One definition, compiled into the module
+ * (Kbuild) and into the user-space build (user/Makefile), so both run the
+ * very same operations; pidx_core.c keeps what only the kernel has (IPIs,
+ * kthreads, debugfs, the prefill placement).
+ */
+#ifndef _PIDX_WORKLOAD_H
+#define _PIDX_WORKLOAD_H
+
+#include <linux/completion.h>
+#include "pidx_engine.h"
+
+#define PIDX_BATCH_MAX		1024U
+#define PIDX_BATCH_MIN		16U
+/* one batch in PIDX_LAT_EVERY is timed op by op */
+#define PIDX_LAT_EVERY		8
+#define PIDX_LAT_MAX		4096
+#define PIDX_WARMUP_OPS		1024
+
+struct pidx_storm;
+struct task_struct;
+
+struct pidx_worker {
+	struct pidx_storm *storm;
+	struct task_struct *task;
+	unsigned int cpu;
+	u64 rng;
+
+	/* PIDs this CPU owns and may delete, oldest first */
+	u32 *ring;
+	u32 ring_cap;
+	u32 ring_head;
+	u32 ring_len;
+
+	u32 done;
+	u32 batches;
+	u64 timed_ops;
+	u64 ns;
+	u64 fails;
+	u64 errors;
+	u32 bad_key;
+	const char *bad_why;
+
+	u32 *lat;
+	u32 nlat;
+	u32 lat_seen;
+
+	u32 iter_next;
+	u32 iter_seen;
+
+	/* bounds: the longest ipi callback (irqs off) and kthread batch */
+	u64 irqs_off_max_ns;
+	u64 batch_max_ns;
+	u32 stall_ms;			/* stall_test: spin before the next batch */
+
+	struct pidx_visit_sum visits;
+	struct pidx_pmu_set pmu;
+} ____cacheline_aligned_in_smp;
+
+struct pidx_storm {
+	const struct pidx_ops *ops;
+	struct pidx_index *idx;
+	const struct pidx_config *cfg;
+	gfp_t gfp;
+	u32 batch;
+	u64 round_max_ns;		/* ipi: longest on_each_cpu round */
+
+	/* prefilled PIDs, shuffled; [0, stable) are never deleted */
+	u32 *keys;
+	u32 nkeys;
+	u32 stable;
+	/* index objects per NUMA node right after the prefill */
+	u64 mem_nodes[PIDX_NODES_MAX];
+	bool mem_nodes_known;
+	/* how many storm CPUs opened which counters */
+	u32 pmu_opened[PIDX_PMU_NR];
+
+	struct pidx_worker *workers;
+	unsigned int nworkers;
+	unsigned int *worker_of;	/* CPU number -> worker */
+
+	/* kthread mode; abort also stops the prefill */
+	atomic_t ready;
+	atomic_t finished;
+	bool go;
+	bool abort;
+	u64 t_go;
+	u64 t_end;
+	struct completion all_done;
+};
+
+u32 pidx_space(u32 pid_max);
+void pidx_lookup_key(struct pidx_worker *w, u32 j);
+void pidx_run_batch(struct pidx_worker *w);
+void pidx_untimed_lookups(struct pidx_worker *w, u32 n);
+void pidx_shuffle(u32 *a, u32 n, u64 *rng);
+int pidx_plan(const struct pidx_config *cfg, unsigned int ncpus,
+	      u32 *slice, u32 *ring_cap, const char **why);
+
+#endif /* _PIDX_WORKLOAD_H */

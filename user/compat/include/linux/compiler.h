@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* pidx user-space compat: linux/compiler.h is part of the base layer */
+#include <kc_base.h>

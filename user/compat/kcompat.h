@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* pidx user-space compat: what the driver calls (kcompat.c, slub.c) */
+#ifndef _KCOMPAT_H
+#define _KCOMPAT_H
+
+/* per-CPU data, slab, radix_tree_init(), maple_tree_init(): once, first */
+void kc_init(void);
+/* the CPU this thread stands for from now on, -1 for none */
+void kc_set_cpu(int cpu);
+/* touch @bytes of arena pages beyond those in use, outside any timing */
+void kc_arena_prefault(size_t bytes);
+#endif

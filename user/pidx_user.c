@@ -1,0 +1,1215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pidx-user: the module's storms, natively.  The index files, the kernel's
+ * lib/idr.c, radix-tree.c, xarray.c, maple_tree.c and rbtree.c, and the
+ * storm operations (pidx_workload.c) are the very files Kbuild builds, on
+ * the compat layer in compat/.  This file is what pidx_core.c and
+ * pidx_debugfs.c are to the module: settings, one thread pinned per listed
+ * CPU behind a start barrier (as the module's kthread mode: warm-up, a
+ * spinning gate, batches timed with two clock reads, one batch in eight
+ * timed op by op, a cool-down that keeps every CPU busy), repeats
+ * interleaved across indexes, the oracle and ops->verify() after every
+ * storm, and results.csv rows in the module's format with substrate=user.
+ *
+ * With --cachegrind every storm also runs twice under valgrind's cachegrind
+ * (ops/2 and ops operations per CPU, storms only: the process ends with the
+ * storm); the difference of the two runs' counts over the difference of
+ * their operations is what one operation costs, with setup, prefill and
+ * start-up cancelled.  The counts go into the CPU counter columns with
+ * pmu=cachegrind; the row's times and verdict are those of a native run of
+ * the same configuration.  See README.md, "User-space build".
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/kernel.h>
+#include <linux/bitmap.h>
+#include <linux/cpumask.h>
+#include <linux/jump_label.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include "pidx_workload.h"
+#include "compat/kcompat.h"
+
+#define PROG "pidx-user"
+
+/* The module's table (pidx_core.c), in the same order. */
+const struct pidx_ops *const pidx_index_table[] = {
+	&pidx_idr_ops,
+	&pidx_skiplist_ops,
+	&pidx_rbskip_ops,
+	&pidx_hash_ops,
+	&pidx_ccskip_ops,
+	&pidx_lazyskip_ops,
+	&pidx_maple_ops,
+	&pidx_null_ops,
+};
+
+const unsigned int pidx_nr_indexes = ARRAY_SIZE(pidx_index_table);
+struct pidx_mem_account pidx_mem;
+
+/*
+ * The module's test-only fail_remove_alloc parameter fails ccskip's removal
+ * allocations on purpose; the native build measures and checks the indexes
+ * as they run, so its removals are never failed.
+ */
+bool pidx_fault_remove_alloc(void)
+{
+	return false;
+}
+
+/*
+ * The race delays belong to the module's selftest (pidx_selftest.c), which
+ * the native build does not run: the key stays off, each site a nop.
+ */
+DEFINE_STATIC_KEY_FALSE(pidx_race_delays);
+
+void __pidx_race_delay(void)
+{
+}
+
+static const char *const wl_names[PIDX_NR_WORKLOADS] = {
+	[PIDX_WL_LOOKUP]	= "lookup",
+	[PIDX_WL_INSERT]	= "insert",
+	[PIDX_WL_DELETE]	= "delete",
+	[PIDX_WL_MIXED]		= "mixed",
+	[PIDX_WL_FORK]		= "fork",
+	[PIDX_WL_ITERATE]	= "iterate",
+};
+
+static const char *const verdict_names[] = {
+	[PIDX_VERIFIED]		= "yes",
+	[PIDX_FAILED]		= "FAILED",
+	[PIDX_NOT_CHECKED]	= "n/a",
+};
+
+/* cachegrind's events, as its output file names them */
+enum { CG_IR, CG_DR, CG_DW, CG_D1MR, CG_D1MW, CG_DLMR, CG_DLMW, CG_BC, CG_BCM,
+       CG_BI, CG_BIM, CG_NR };
+static const char *const cg_names[CG_NR] = {
+	"Ir", "Dr", "Dw", "D1mr", "D1mw", "DLmr", "DLmw", "Bc", "Bcm", "Bi", "Bim",
+};
+
+/* the process's CPUs before any thread was pinned, for --cachegrind's runs */
+static cpu_set_t start_affinity;
+
+struct opts {
+	struct pidx_config cfg;
+	const char *csv;
+	u32 run;
+	bool cachegrind;
+	bool cg_child;
+	bool quiet;
+	const char *argv0;
+};
+
+/* one row; cg: what cachegrind counted per operation, x 1000 */
+struct row {
+	struct pidx_result r;
+	bool cg;
+	s64 cg_milli[CG_NR];
+};
+
+static void die(int code, const char *fmt, ...) __printf(2, 3) __noreturn;
+static void die(int code, const char *fmt, ...)
+{
+	va_list args;
+
+	fprintf(stderr, PROG ": error: ");
+	va_start(args, fmt);
+	vfprintf(stderr, fmt, args);
+	va_end(args);
+	fputc('\n', stderr);
+	exit(code);
+}
+
+static u64 milli_div(u64 num, u64 den)
+{
+	return den ? num * 1000 / den : 0;
+}
+
+static const char *milli(char *buf, u64 v)
+{
+	sprintf(buf, "%llu.%03llu", v / 1000, v % 1000);
+	return buf;
+}
+
+static const char *smilli(char *buf, s64 v)
+{
+	u64 a = v < 0 ? -(u64)v : (u64)v;
+
+	sprintf(buf, "%s%llu.%03llu", v < 0 ? "-" : "", a / 1000, a % 1000);
+	return buf;
+}
+
+/* ------------------------------------------------------------ settings */
+
+static bool parse_u64(const char *s, u64 *v)
+{
+	char *end;
+	unsigned long long n;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno)
+		return false;
+	if (*end == 'K' || *end == 'k') {
+		n *= 1024;
+		end++;
+	} else if (*end == 'M' || *end == 'm') {
+		n *= 1048576;
+		end++;
+	}
+	if (*end)
+		return false;
+	*v = n;
+	return true;
+}
+
+static u32 parse_u32_opt(const char *name, const char *s, u64 lo, u64 hi)
+{
+	u64 v;
+
+	if (!parse_u64(s, &v) || v < lo || v > hi)
+		die(2, "--%s wants a number in [%llu, %llu], not '%s'", name, lo, hi, s);
+	return v;
+}
+
+static int index_by_name(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < pidx_nr_indexes; i++)
+		if (!strcmp(pidx_index_table[i]->name, name))
+			return i;
+	return -1;
+}
+
+static void parse_indexes(struct pidx_config *cfg, const char *list)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	unsigned int i;
+	int ix;
+
+	cfg->indexes = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "all") || !strcmp(tok, "auto")) {
+			for (i = 0; i < pidx_nr_indexes; i++)
+				if (!pidx_index_table[i]->no_contents || !strcmp(tok, "auto"))
+					cfg->indexes |= BIT(i);
+			continue;
+		}
+		ix = index_by_name(tok);
+		if (ix < 0)
+			die(2, "unknown index '%s' (see --list)", tok);
+		cfg->indexes |= BIT(ix);
+	}
+	free(copy);
+	if (!cfg->indexes)
+		die(2, "--indexes selects no index");
+}
+
+static void parse_mix(struct pidx_config *cfg, const char *s)
+{
+	unsigned int l, i, d;
+	char tail;
+
+	if (sscanf(s, "%u/%u/%u%c", &l, &i, &d, &tail) != 3 || l + i + d != 100)
+		die(2, "--mix wants L/I/D percentages adding up to 100, not '%s'", s);
+	cfg->mix[PIDX_MIX_LOOKUP] = l;
+	cfg->mix[PIDX_MIX_INSERT] = i;
+	cfg->mix[PIDX_MIX_DELETE] = d;
+}
+
+/* a cpulist: "0", "0-3", "0,2-3" */
+static void parse_cpus(struct pidx_config *cfg, const char *s)
+{
+	cpu_set_t allowed;
+	const char *p = s;
+	unsigned long a, b;
+	char *end;
+
+	cpumask_clear(&cfg->cpus);
+	if (sched_getaffinity(0, sizeof(allowed), &allowed))
+		CPU_ZERO(&allowed);
+	while (*p) {
+		if (!isdigit((unsigned char)*p))
+			die(2, "--cpus wants a CPU list like 0-1,3, not '%s'", s);
+		a = strtoul(p, &end, 10);
+		b = a;
+		if (*end == '-') {
+			p = end + 1;
+			if (!isdigit((unsigned char)*p))
+				die(2, "--cpus wants a CPU list like 0-1,3, not '%s'", s);
+			b = strtoul(p, &end, 10);
+		}
+		if (b < a || b >= nr_cpu_ids)
+			die(2, "--cpus '%s': CPUs are 0-%u here", s, nr_cpu_ids - 1);
+		for (; a <= b; a++) {
+			if (!CPU_ISSET(a, &allowed))
+				die(2, "--cpus '%s': CPU %lu is not in this process's affinity mask", s, a);
+			cpumask_set_cpu(a, &cfg->cpus);
+		}
+		p = end;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			die(2, "--cpus wants a CPU list like 0-1,3, not '%s'", s);
+	}
+	if (cpumask_empty(&cfg->cpus))
+		die(2, "--cpus selects no CPU");
+}
+
+/* the module's "%*pbl" with ';' for ',' */
+static void cpulist(char *buf, size_t len, const struct cpumask *m)
+{
+	unsigned int cpu, start = 0, prev = 0;
+	size_t n = 0;
+	bool open = false;
+
+	buf[0] = 0;
+	for_each_cpu(cpu, m) {
+		if (open && cpu == prev + 1) {
+			prev = cpu;
+			continue;
+		}
+		if (open)
+			n += snprintf(buf + n, len - n, start == prev ? "%s%u" : "%s%u-%u",
+				      n ? ";" : "", start, prev);
+		start = prev = cpu;
+		open = true;
+	}
+	if (open)
+		snprintf(buf + n, len - n, start == prev ? "%s%u" : "%s%u-%u",
+			 n ? ";" : "", start, prev);
+}
+
+static void usage(void)
+{
+	printf("Usage: pidx-user [options]\n"
+	       "Runs pidx storms natively: the module's index files and the kernel's own\n"
+	       "lib/idr.c, radix-tree.c, xarray.c, maple_tree.c built in user space.\n\n"
+	       "  --indexes LIST   comma list, all (every index but null) or auto (all) [all]\n"
+	       "  --workload W     lookup insert delete mixed fork iterate [lookup]\n"
+	       "  --mix L/I/D      percentages of a mixed storm [90/5/5]\n"
+	       "  --keys N         prefilled PIDs, K/M suffixes [1024]\n"
+	       "  --pid-max N      PID space [1, N) [32768]\n"
+	       "  --ops N          operations per CPU [10000]\n"
+	       "  --repeat N       storms per index, interleaved across indexes [1]\n"
+	       "  --seed N         PRNG seed [1]\n"
+	       "  --cpus LIST      CPUs that storm, one thread pinned to each [0]\n"
+	       "  --fork-window N  PIDs a fork storm CPU holds before it frees [64]\n"
+	       "  --sl-p N, --sl-max-level N, --rb-level N   skip list settings [4, 0, 0]\n"
+	       "  --trace-visits   count nodes and cache lines per operation\n"
+	       "  --cachegrind     also count instructions, D1/LL misses and branch\n"
+	       "                   mispredicts per operation under valgrind (pmu=cachegrind)\n"
+	       "  --csv FILE       append results.csv rows (the header if FILE is new)\n"
+	       "  --run N          the run column [1]\n"
+	       "  --quiet          no table on stdout\n"
+	       "  --list           the indexes\n"
+	       "Exit status: 0 all verified, 1 a storm failed or was refused, 2 usage.\n");
+}
+
+static void parse_args(struct opts *o, int argc, char **argv)
+{
+	enum { O_INDEXES = 256, O_WORKLOAD, O_MIX, O_KEYS, O_PID_MAX, O_OPS, O_REPEAT,
+	       O_SEED, O_CPUS, O_FORK_WINDOW, O_SL_P, O_SL_MAX_LEVEL, O_RB_LEVEL,
+	       O_TRACE, O_CG, O_CG_CHILD, O_CSV, O_RUN, O_QUIET, O_LIST, O_MODE };
+	static const struct option lo[] = {
+		{ "indexes", 1, NULL, O_INDEXES }, { "workload", 1, NULL, O_WORKLOAD },
+		{ "mix", 1, NULL, O_MIX }, { "keys", 1, NULL, O_KEYS },
+		{ "pid-max", 1, NULL, O_PID_MAX }, { "ops", 1, NULL, O_OPS },
+		{ "repeat", 1, NULL, O_REPEAT }, { "seed", 1, NULL, O_SEED },
+		{ "cpus", 1, NULL, O_CPUS }, { "fork-window", 1, NULL, O_FORK_WINDOW },
+		{ "sl-p", 1, NULL, O_SL_P }, { "sl-max-level", 1, NULL, O_SL_MAX_LEVEL },
+		{ "rb-level", 1, NULL, O_RB_LEVEL }, { "trace-visits", 0, NULL, O_TRACE },
+		{ "cachegrind", 0, NULL, O_CG }, { "cachegrind-child", 0, NULL, O_CG_CHILD },
+		{ "csv", 1, NULL, O_CSV }, { "run", 1, NULL, O_RUN },
+		{ "quiet", 0, NULL, O_QUIET }, { "list", 0, NULL, O_LIST },
+		{ "mode", 1, NULL, O_MODE }, { "help", 0, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pidx_config *cfg = &o->cfg;
+	unsigned int i;
+	u64 v;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->run = 1;
+	o->argv0 = argv[0];
+	cfg->workload = PIDX_WL_LOOKUP;
+	cfg->mix[PIDX_MIX_LOOKUP] = 90;
+	cfg->mix[PIDX_MIX_INSERT] = 5;
+	cfg->mix[PIDX_MIX_DELETE] = 5;
+	cfg->keys = 1024;
+	cfg->ops = 10000;
+	cfg->mode = PIDX_MODE_KTHREAD;
+	cpumask_set_cpu(0, &cfg->cpus);
+	cfg->pid_max = PIDX_PID_MAX_DEFAULT;
+	cfg->repeat = 1;
+	cfg->seed = 1;
+	cfg->fork_window = 64;
+	cfg->sl_p = 4;
+	cfg->node = NUMA_NO_NODE;
+	cfg->pmu = PIDX_PMU_OFF;
+	for (i = 0; i < pidx_nr_indexes; i++)
+		if (!pidx_index_table[i]->no_contents)
+			cfg->indexes |= BIT(i);
+
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case O_INDEXES:
+			parse_indexes(cfg, optarg);
+			break;
+		case O_WORKLOAD:
+			for (i = 0; i < PIDX_NR_WORKLOADS; i++)
+				if (!strcmp(optarg, wl_names[i]))
+					break;
+			if (i == PIDX_NR_WORKLOADS)
+				die(2, "unknown workload '%s'", optarg);
+			cfg->workload = i;
+			break;
+		case O_MIX:
+			parse_mix(cfg, optarg);
+			break;
+		case O_KEYS:
+			cfg->keys = parse_u32_opt("keys", optarg, 0, PIDX_PID_MAX_LIMIT);
+			break;
+		case O_PID_MAX:
+			cfg->pid_max = parse_u32_opt("pid-max", optarg, PIDX_PID_MAX_MIN,
+						     PIDX_PID_MAX_LIMIT);
+			break;
+		case O_OPS:
+			cfg->ops = parse_u32_opt("ops", optarg, 1, PIDX_OPS_MAX);
+			break;
+		case O_REPEAT:
+			cfg->repeat = parse_u32_opt("repeat", optarg, 1, PIDX_REPEAT_MAX);
+			break;
+		case O_SEED:
+			if (!parse_u64(optarg, &v))
+				die(2, "--seed wants a number, not '%s'", optarg);
+			cfg->seed = v;
+			break;
+		case O_CPUS:
+			parse_cpus(cfg, optarg);
+			break;
+		case O_FORK_WINDOW:
+			cfg->fork_window = parse_u32_opt("fork-window", optarg, 1,
+							 PIDX_FORK_WINDOW_MAX);
+			break;
+		case O_SL_P:
+			cfg->sl_p = parse_u32_opt("sl-p", optarg, 2, 16);
+			if (!is_power_of_2(cfg->sl_p))
+				die(2, "--sl-p wants 2, 4, 8 or 16");
+			break;
+		case O_SL_MAX_LEVEL:
+			cfg->sl_max_level = parse_u32_opt("sl-max-level", optarg, 0,
+							  PIDX_SL_LEVELS_MAX);
+			break;
+		case O_RB_LEVEL:
+			cfg->rb_level = parse_u32_opt("rb-level", optarg, 0, PIDX_SL_LEVELS_MAX);
+			break;
+		case O_TRACE:
+			cfg->trace_visits = 1;
+			break;
+		case O_CG:
+			o->cachegrind = true;
+			break;
+		case O_CG_CHILD:
+			o->cg_child = true;
+			break;
+		case O_CSV:
+			o->csv = optarg;
+			break;
+		case O_RUN:
+			o->run = parse_u32_opt("run", optarg, 0, U32_MAX);
+			break;
+		case O_QUIET:
+			o->quiet = true;
+			break;
+		case O_MODE:
+			if (strcmp(optarg, "kthread"))
+				die(2, "--mode: user space has kthread mode only (threads, no IPIs)");
+			break;
+		case O_LIST:
+			for (i = 0; i < pidx_nr_indexes; i++)
+				printf("%s\t%s\n", pidx_index_table[i]->name,
+				       pidx_index_table[i]->desc);
+			exit(0);
+		case 'h':
+			usage();
+			exit(0);
+		default:
+			die(2, "see --help");
+		}
+	}
+	if (optind < argc)
+		die(2, "unexpected argument '%s'", argv[optind]);
+	if (o->cachegrind && cfg->trace_visits)
+		die(2, "--cachegrind counts untraced storms: no --trace-visits");
+	/* valgrind runs threads one at a time: spinning waits would be counted */
+	if (o->cachegrind && cpumask_weight(&cfg->cpus) != 1)
+		die(2, "--cachegrind counts one storm thread: give --cpus a single CPU");
+	if (o->cachegrind && cfg->ops < 2)
+		die(2, "--cachegrind needs --ops 2 or more (it runs ops/2 and ops)");
+}
+
+/* ------------------------------------------------------------ one storm */
+
+static void pin_to(unsigned int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set))
+		die(1, "cannot pin a thread to CPU %u", cpu);
+}
+
+/* The module's kthread worker (pidx_kthread_fn), as a pinned thread. */
+static void *worker_main(void *arg)
+{
+	struct pidx_worker *w = arg;
+	struct pidx_storm *s = w->storm;
+
+	pin_to(w->cpu);
+	rcu_register_thread();
+	kc_set_cpu(w->cpu);
+	pidx_untimed_lookups(w, PIDX_WARMUP_OPS);
+	if (atomic_inc_return(&s->ready) == (int)s->nworkers) {
+		s->t_go = ktime_get_ns();
+		smp_store_release(&s->go, true);
+	} else {
+		while (!smp_load_acquire(&s->go))
+			cpu_relax();
+	}
+	while (w->done < s->cfg->ops)
+		pidx_run_batch(w);
+	if (atomic_inc_return(&s->finished) == (int)s->nworkers)
+		s->t_end = ktime_get_ns();
+	/* cool-down: stay busy so the last CPU is not measured alone */
+	while (atomic_read(&s->finished) < (int)s->nworkers)
+		pidx_untimed_lookups(w, 64);
+	kc_set_cpu(-1);
+	rcu_unregister_thread();
+	return NULL;
+}
+
+static void fail(struct pidx_result *res, const char *fmt, ...) __printf(2, 3);
+static void fail(struct pidx_result *res, const char *fmt, ...)
+{
+	va_list args;
+
+	if (res->verdict == PIDX_FAILED)
+		return;
+	res->verdict = PIDX_FAILED;
+	va_start(args, fmt);
+	vsnprintf(res->why, sizeof(res->why), fmt, args);
+	va_end(args);
+}
+
+/* pidx_prepare() of pidx_core.c, the prefill on the first storm CPU */
+static int prepare(struct pidx_storm *s, const char **why)
+{
+	const struct pidx_config *cfg = s->cfg;
+	u32 slice, ring_cap, i, n;
+	u64 rng = pidx_rand_seed(cfg->seed, 0xffff);
+	unsigned int cpu, wi = 0;
+	int ret, pid;
+
+	s->nworkers = cpumask_weight(&cfg->cpus);
+	ret = pidx_plan(cfg, s->nworkers, &slice, &ring_cap, why);
+	if (ret)
+		return ret;
+	s->batch = clamp(cfg->ops / 16, PIDX_BATCH_MIN, PIDX_BATCH_MAX);
+	s->keys = calloc(max(cfg->keys, 1U), sizeof(u32));
+	s->workers = aligned_alloc(64, ALIGN(s->nworkers * sizeof(*s->workers), 64));
+	s->worker_of = calloc(nr_cpu_ids, sizeof(*s->worker_of));
+	if (!s->keys || !s->workers || !s->worker_of)
+		return -ENOMEM;
+	memset(s->workers, 0, s->nworkers * sizeof(*s->workers));
+	s->nkeys = cfg->keys;
+	s->stable = cfg->keys - slice * s->nworkers;
+
+	for_each_cpu(cpu, &cfg->cpus) {
+		struct pidx_worker *w = &s->workers[wi];
+
+		w->storm = s;
+		w->cpu = cpu;
+		w->rng = pidx_rand_seed(cfg->seed, cpu);
+		w->ring_cap = ring_cap;
+		if (ring_cap) {
+			w->ring = calloc(ring_cap, sizeof(u32));
+			if (!w->ring)
+				return -ENOMEM;
+		}
+		w->lat = calloc(PIDX_LAT_MAX, sizeof(u32));
+		if (!w->lat)
+			return -ENOMEM;
+		s->worker_of[cpu] = wi++;
+	}
+
+	/* memory the storm will take is mapped now, not during the storm */
+	kc_arena_prefault(((size_t)cfg->keys + (size_t)cfg->ops * s->nworkers) * 256 +
+			  (32UL << 20));
+	for (i = 0; i < cfg->keys; i++) {
+		pid = s->ops->alloc(s->idx, GFP_KERNEL);
+		if (pid < 0)
+			return pid;
+		if (!s->ops->no_contents && pid != (int)i + 1) {
+			fprintf(stderr, PROG ": %s: prefill alloc #%u returned %d, expected %u\n",
+				s->ops->name, i, pid, i + 1);
+			return -EUCLEAN;
+		}
+		s->keys[i] = pid;
+	}
+	if (s->ops->nodes) {
+		s->ops->nodes(s->idx, s->mem_nodes);
+		s->mem_nodes_known = true;
+	}
+	pidx_shuffle(s->keys, s->nkeys, &rng);
+	for (wi = 0; wi < s->nworkers; wi++) {
+		struct pidx_worker *w = &s->workers[wi];
+
+		for (n = 0; n < slice; n++)
+			w->ring[n] = s->keys[s->stable + wi * slice + n];
+		w->ring_len = slice;
+	}
+	return 0;
+}
+
+static void free_storm(struct pidx_storm *s)
+{
+	unsigned int i;
+
+	if (s->workers) {
+		for (i = 0; i < s->nworkers; i++) {
+			free(s->workers[i].ring);
+			free(s->workers[i].lat);
+		}
+	}
+	free(s->workers);
+	free(s->worker_of);
+	free(s->keys);
+}
+
+/* The oracle of pidx_check_contents(): by iteration and by lookup. */
+static u32 check_contents(struct pidx_storm *s, struct pidx_result *res)
+{
+	u32 pid_max = s->cfg->pid_max;
+	unsigned long *expect;
+	u32 i, n, nexpect = 0, seen = 0;
+	int pid, prev = -1;
+
+	expect = bitmap_zalloc(pid_max, GFP_KERNEL);
+	if (!expect) {
+		fail(res, "no memory for the oracle");
+		return 0;
+	}
+	for (i = 0; i < s->stable; i++)
+		__set_bit(s->keys[i], expect);
+	nexpect = s->stable;
+	for (i = 0; i < s->nworkers; i++) {
+		struct pidx_worker *w = &s->workers[i];
+
+		for (n = 0; n < w->ring_len; n++) {
+			u32 key = w->ring[(w->ring_head + n) % w->ring_cap];
+
+			if (__test_and_set_bit(key, expect))
+				fail(res, "PID %u handed out twice", key);
+			else
+				nexpect++;
+		}
+	}
+
+	rcu_read_lock();
+	for (pid = s->ops->find_ge(s->idx, 0); pid >= 0;
+	     pid = s->ops->find_ge(s->idx, pid + 1)) {
+		if (pid <= prev) {
+			fail(res, "find_ge returned %d after %d", pid, prev);
+			break;
+		}
+		if ((u32)pid >= pid_max || !test_bit(pid, expect))
+			fail(res, "PID %d present but should not be", pid);
+		prev = pid;
+		seen++;
+	}
+	rcu_read_unlock();
+	if (seen != nexpect)
+		fail(res, "find_ge walk saw %u PIDs, expected %u", seen, nexpect);
+
+	for_each_set_bit(i, expect, pid_max) {
+		bool hit;
+
+		rcu_read_lock();
+		hit = s->ops->lookup(s->idx, i);
+		rcu_read_unlock();
+		if (!hit)
+			fail(res, "PID %u expected but lookup misses it", i);
+	}
+	bitmap_free(expect);
+	return seen;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* pidx_summarize() without the kernel's CPU counters */
+static void summarize(struct pidx_storm *s, struct pidx_result *res)
+{
+	u64 ops = 0, timed = 0, ns = 0, mops = 0, nsop, lo = U64_MAX, hi = 0;
+	struct pidx_visit_sum sum = { 0 };
+	u32 *all, nall = 0, i;
+
+	for (i = 0; i < s->nworkers; i++) {
+		struct pidx_worker *w = &s->workers[i];
+
+		ops += w->done;
+		timed += w->timed_ops;
+		ns += w->ns;
+		res->fails += w->fails;
+		res->errors += w->errors;
+		if (w->errors)
+			fail(res, "CPU %u: %s (key %u)", w->cpu, w->bad_why, w->bad_key);
+		sum.ops += w->visits.ops;
+		sum.nodes += w->visits.nodes;
+		sum.lines += w->visits.lines;
+		sum.nodes_max = max(sum.nodes_max, w->visits.nodes_max);
+		sum.lines_max = max(sum.lines_max, w->visits.lines_max);
+		if (!w->timed_ops)
+			continue;
+		nsop = milli_div(w->ns, w->timed_ops);
+		lo = min(lo, nsop);
+		hi = max(hi, nsop);
+		if (w->ns)
+			mops += w->timed_ops * 1000000ULL / w->ns;
+		nall += w->nlat;
+	}
+	res->total_ops = ops;
+	res->nsop_milli = milli_div(ns, timed);
+	res->mops_milli = mops;
+	res->cpu_nsop_min_milli = lo == U64_MAX ? 0 : lo;
+	res->cpu_nsop_max_milli = hi;
+	if (res->trace_visits) {
+		res->visits_milli = milli_div(sum.nodes, sum.ops);
+		res->lines_milli = milli_div(sum.lines, sum.ops);
+		res->visits_max = sum.nodes_max;
+		res->lines_max = sum.lines_max;
+	}
+	all = nall ? malloc(nall * sizeof(u32)) : NULL;
+	if (all) {
+		nall = 0;
+		for (i = 0; i < s->nworkers; i++) {
+			memcpy(all + nall, s->workers[i].lat, s->workers[i].nlat * sizeof(u32));
+			nall += s->workers[i].nlat;
+		}
+		qsort(all, nall, sizeof(u32), cmp_u32);
+		res->p50_ns = all[(u64)nall * 50 / 100];
+		res->p90_ns = all[(u64)nall * 90 / 100];
+		res->p99_ns = all[(u64)nall * 99 / 100];
+		res->max_ns = all[nall - 1];
+		free(all);
+	}
+}
+
+/* the cost of one clock-read pair, best of 16 tries of 32 pairs */
+static u64 clock_cost_milli(void)
+{
+	u64 t0, t1, best = U64_MAX;
+	unsigned int i, j;
+
+	for (i = 0; i < 16; i++) {
+		t0 = ktime_get_ns();
+		for (j = 0; j < 64; j++)
+			ktime_get_ns();
+		t1 = ktime_get_ns();
+		best = min(best, milli_div(t1 - t0, 32));
+	}
+	return best;
+}
+
+static void fill_config(struct pidx_result *res, const struct pidx_config *cfg)
+{
+	unsigned int cpu;
+	size_t len = 0;
+
+	res->workload = cfg->workload;
+	res->mode = cfg->mode;
+	memcpy(res->mix, cfg->mix, sizeof(res->mix));
+	cpulist(res->cpus, sizeof(res->cpus), &cfg->cpus);
+	res->ncpus = cpumask_weight(&cfg->cpus);
+	res->keys = cfg->keys;
+	res->ops = cfg->ops;
+	res->pid_max = cfg->pid_max;
+	res->seed = cfg->seed;
+	res->trace_visits = cfg->trace_visits;
+	res->pmu = cfg->pmu;
+	res->numa_node = cfg->node;
+	for_each_cpu(cpu, &cfg->cpus)
+		len += snprintf(res->cpu_nodes + len, sizeof(res->cpu_nodes) - len,
+				"%s%u:0", len ? ";" : "", cpu);
+}
+
+static void fill_mem_nodes(struct pidx_result *res, struct pidx_storm *s)
+{
+	size_t len = 0;
+	unsigned int n;
+
+	if (!s->mem_nodes_known) {
+		strcpy(res->mem_nodes, "n/a");
+		return;
+	}
+	for (n = 0; n < PIDX_NODES_MAX; n++)
+		if (s->mem_nodes[n])
+			len += snprintf(res->mem_nodes + len, sizeof(res->mem_nodes) - len,
+					"%s%u:%llu", len ? ";" : "", n, s->mem_nodes[n]);
+	if (!len)
+		strcpy(res->mem_nodes, "none");
+}
+
+/*
+ * pidx_storm_one(): create, prefill, storm, verify, destroy.  A cachegrind
+ * child ends the process right after the storm: what comes after it would
+ * cost more for the longer run and not cancel.
+ */
+static int storm_one(const struct opts *o, const struct pidx_ops *ops, u32 repeat,
+		     struct pidx_result *res)
+{
+	const struct pidx_config *cfg = &o->cfg;
+	struct pidx_storm s = { .ops = ops, .cfg = cfg, .gfp = GFP_KERNEL };
+	unsigned int first = cpumask_first(&cfg->cpus), i;
+	long mem_before = atomic_long_read(&pidx_mem.bytes);
+	unsigned long msgs = kc_err_messages;
+	struct pidx_params params;
+	const char *why = "";
+	pthread_t *threads;
+	u32 present = 0;
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	res->run = o->run;
+	res->repeat = repeat;
+	res->index = ops->name;
+	res->verdict = ops->no_contents ? PIDX_NOT_CHECKED : PIDX_VERIFIED;
+	fill_config(res, cfg);
+	/* the prefill, the oracle and destroy run on the first storm CPU */
+	pin_to(first);
+	kc_set_cpu(first);
+	res->clock_milli = clock_cost_milli();
+
+	pidx_fill_params(cfg, &params);
+	s.idx = ops->create(&params);
+	if (IS_ERR(s.idx)) {
+		ret = PTR_ERR(s.idx);
+		s.idx = NULL;
+		goto out;
+	}
+	ret = prepare(&s, &why);
+	if (ret)
+		goto out;
+	atomic_set(&s.ready, 0);
+	atomic_set(&s.finished, 0);
+	if (cfg->trace_visits)
+		static_branch_enable(&pidx_visits_on);
+	threads = calloc(s.nworkers, sizeof(*threads));
+	if (!threads) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* this thread's CPU goes to its worker for the storm */
+	kc_set_cpu(-1);
+	for (i = 0; i < s.nworkers; i++)
+		if (pthread_create(&threads[i], NULL, worker_main, &s.workers[i]))
+			die(1, "cannot create a storm thread");
+	for (i = 0; i < s.nworkers; i++)
+		pthread_join(threads[i], NULL);
+	free(threads);
+	kc_set_cpu(first);
+	if (o->cg_child)
+		_exit(0);
+	if (cfg->trace_visits)
+		static_branch_disable(&pidx_visits_on);
+	res->elapsed_ns = s.t_end - s.t_go;
+	summarize(&s, res);
+	fill_mem_nodes(res, &s);
+	if (!ops->no_contents) {
+		unsigned int bad = ops->verify(s.idx);
+
+		if (bad)
+			fail(res, "verify found %u violations (see above)", bad);
+		present = check_contents(&s, res);
+	}
+	res->mem_bytes = ops->mem_bytes(s.idx);
+	res->bytes_per_key_milli = milli_div(res->mem_bytes, present);
+	if (ops->describe)
+		ops->describe(s.idx, res->extra, sizeof(res->extra));
+out:
+	if (s.idx)
+		ops->destroy(s.idx);
+	free_storm(&s);
+	if (!ret && atomic_long_read(&pidx_mem.bytes) != mem_before)
+		fail(res, "index leaked %ld bytes", atomic_long_read(&pidx_mem.bytes) - mem_before);
+	if (!ret && !ops->no_contents && kc_err_messages != msgs && res->verdict != PIDX_FAILED)
+		fail(res, "the index printed %lu error message(s)", kc_err_messages - msgs);
+	if (ret)
+		fprintf(stderr, PROG ": %s: storm refused or failed: %s (%d)\n", ops->name,
+			*why ? why : strerror(-ret), ret);
+	return ret;
+}
+
+/* ------------------------------------------------------------ cachegrind */
+
+static void cg_read(const char *path, u64 v[CG_NR])
+{
+	char line[4096], *names = NULL, *tok, *save;
+	u64 vals[64];
+	char *ev[64];
+	int nev = 0, nval = 0, i, j;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		die(1, "cachegrind wrote no %s", path);
+	memset(v, 0, CG_NR * sizeof(*v));
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (!strncmp(line, "events: ", 8)) {
+			names = strdup(line + 8);
+			for (tok = strtok_r(names, " ", &save); tok && nev < 64;
+			     tok = strtok_r(NULL, " ", &save))
+				ev[nev++] = tok;
+		} else if (!strncmp(line, "summary: ", 9)) {
+			for (tok = strtok_r(line + 9, " ", &save); tok && nval < 64;
+			     tok = strtok_r(NULL, " ", &save))
+				vals[nval++] = strtoull(tok, NULL, 10);
+		}
+	}
+	fclose(f);
+	if (!nev || nval != nev)
+		die(1, "%s: no events/summary lines cachegrind would write", path);
+	for (i = 0; i < CG_NR; i++)
+		for (j = 0; j < nev; j++)
+			if (!strcmp(ev[j], cg_names[i]))
+				v[i] = vals[j];
+	free(names);
+}
+
+static void push_arg(char **argv, int *argc, const char *fmt, ...) __printf(3, 4);
+static void push_arg(char **argv, int *argc, const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	if (vasprintf(&argv[(*argc)++], fmt, args) < 0)
+		die(1, "out of memory");
+	va_end(args);
+}
+
+/* One storm of @ops operations per CPU under cachegrind; its totals in @v. */
+static void cg_run(const struct opts *o, const struct pidx_ops *ops, u32 nops,
+		   const char *dir, u64 v[CG_NR])
+{
+	const struct pidx_config *cfg = &o->cfg;
+	const char *valgrind = getenv("PIDX_VALGRIND");
+	char *argv[64], out[4200], log[4200], cpus[64], self[4096];
+	int argc = 0, status, fd;
+	pid_t pid;
+
+	/* this very program, even if a rebuild has replaced its file since */
+	snprintf(self, sizeof(self), "/proc/%d/exe", (int)getpid());
+	if (access(self, X_OK))
+		die(1, "cannot find this program (%s)", self);
+	snprintf(out, sizeof(out), "%s/cachegrind.%s.%u.out", dir, ops->name, nops);
+	snprintf(log, sizeof(log), "%s/cachegrind.%s.%u.log", dir, ops->name, nops);
+	cpulist(cpus, sizeof(cpus), &cfg->cpus);
+	for (char *c = cpus; *c; c++)
+		if (*c == ';')
+			*c = ',';
+	push_arg(argv, &argc, "%s", valgrind ? valgrind : "valgrind");
+	push_arg(argv, &argc, "--tool=cachegrind");
+	push_arg(argv, &argc, "--cache-sim=yes");
+	push_arg(argv, &argc, "--branch-sim=yes");
+	/* stated, not the host's: 32 KiB 8-way L1s, a 1 MiB 16-way last level */
+	push_arg(argv, &argc, "--I1=32768,8,64");
+	push_arg(argv, &argc, "--D1=32768,8,64");
+	push_arg(argv, &argc, "--LL=1048576,16,64");
+	push_arg(argv, &argc, "--cachegrind-out-file=%s", out);
+	push_arg(argv, &argc, "%s", self);
+	push_arg(argv, &argc, "--cachegrind-child");
+	push_arg(argv, &argc, "--quiet");
+	push_arg(argv, &argc, "--indexes=%s", ops->name);
+	push_arg(argv, &argc, "--workload=%s", wl_names[cfg->workload]);
+	push_arg(argv, &argc, "--mix=%u/%u/%u", cfg->mix[0], cfg->mix[1], cfg->mix[2]);
+	push_arg(argv, &argc, "--keys=%u", cfg->keys);
+	push_arg(argv, &argc, "--pid-max=%u", cfg->pid_max);
+	push_arg(argv, &argc, "--ops=%u", nops);
+	push_arg(argv, &argc, "--seed=%llu", cfg->seed);
+	push_arg(argv, &argc, "--cpus=%s", cpus);
+	push_arg(argv, &argc, "--fork-window=%u", cfg->fork_window);
+	push_arg(argv, &argc, "--sl-p=%u", cfg->sl_p);
+	push_arg(argv, &argc, "--sl-max-level=%u", cfg->sl_max_level);
+	push_arg(argv, &argc, "--rb-level=%u", cfg->rb_level);
+	argv[argc] = NULL;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die(1, "fork failed");
+	if (!pid) {
+		/* this thread is pinned to the first storm CPU: unpin the child */
+		sched_setaffinity(0, sizeof(start_affinity), &start_affinity);
+		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		/* valgrind maps what the arena reserves: keep it small */
+		setenv("PIDX_USER_ARENA_GB", "4", 0);
+		execvp(argv[0], argv);
+		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		die(1, "the cachegrind run of %s (%u ops) failed: see %s", ops->name, nops, log);
+	cg_read(out, v);
+	while (argc)
+		free(argv[--argc]);
+}
+
+static void cg_count(const struct opts *o, const struct pidx_ops *ops, struct row *row)
+{
+	u32 n2 = o->cfg.ops, n1 = n2 / 2;
+	u64 ops_diff = (u64)(n2 - n1) * cpumask_weight(&o->cfg.cpus);
+	char dir[] = "/tmp/pidx-user-cg.XXXXXX";
+	u64 a[CG_NR], b[CG_NR];
+	char cmd[64];
+	int i;
+
+	if (!mkdtemp(dir))
+		die(1, "no temporary directory");
+	cg_run(o, ops, n1, dir, a);
+	cg_run(o, ops, n2, dir, b);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		fprintf(stderr, PROG ": warning: could not remove %s\n", dir);
+	row->cg = true;
+	for (i = 0; i < CG_NR; i++)
+		row->cg_milli[i] = ((s64)b[i] - (s64)a[i]) * 1000 / (s64)ops_diff;
+}
+
+/* ------------------------------------------------------------ output */
+
+static void node_name(char *buf, int node)
+{
+	if (node == NUMA_NO_NODE)
+		strcpy(buf, "any");
+	else if (node == PIDX_NODE_INTERLEAVE)
+		strcpy(buf, "interleave");
+	else
+		sprintf(buf, "%d", node);
+}
+
+#define CSV_HEADER "run,index,workload,mode,mix,cpus,ncpus,keys,ops,pid_max,seed,repeat,total_ops,fails,errors,elapsed_ns,ns_per_op,mops,cpu_nsop_min,cpu_nsop_max,p50_ns,p90_ns,p99_ns,max_ns,clock_ns,mem_bytes,bytes_per_key,verified,extra,trace_visits,visits_per_op,visits_max,lines_per_op,lines_max,pmu,cycles_per_op,instructions_per_op,cache_refs_per_op,cache_misses_per_op,llc_load_misses_per_op,node,cpu_nodes,mem_nodes,round_max_ns,irqs_off_max_ns,substrate\n"
+
+/* pidx_csv_show() of pidx_debugfs.c, and substrate=user */
+static void csv_row(FILE *f, const struct row *row)
+{
+	const struct pidx_result *r = &row->r;
+	char b[8][32], node[16], extra[sizeof(r->extra) + 160];
+	const s64 *c = row->cg_milli;
+
+	strcpy(extra, r->extra);
+	if (row->cg)
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+			 "%scg_ll_misses=%s;cg_branches=%s;cg_mispredicts=%s",
+			 *extra ? ";" : "", smilli(b[0], c[CG_DLMR] + c[CG_DLMW]),
+			 smilli(b[1], c[CG_BC] + c[CG_BI]),
+			 smilli(b[2], c[CG_BCM] + c[CG_BIM]));
+	fprintf(f, "%u,%s,%s,%s,%u/%u/%u,%s,%u,%u,%u,%u,%llu,%u,%llu,%llu,%llu,%llu,",
+		r->run, r->index, wl_names[r->workload], "kthread", r->mix[0], r->mix[1],
+		r->mix[2], r->cpus, r->ncpus, r->keys, r->ops, r->pid_max, r->seed,
+		r->repeat, r->total_ops, r->fails, r->errors, r->elapsed_ns);
+	fprintf(f, "%s,%s,%s,%s,%llu,%llu,%llu,%llu,%s,%llu,%s,%s,%s,",
+		milli(b[0], r->nsop_milli), milli(b[1], r->mops_milli),
+		milli(b[2], r->cpu_nsop_min_milli), milli(b[3], r->cpu_nsop_max_milli),
+		r->p50_ns, r->p90_ns, r->p99_ns, r->max_ns, milli(b[4], r->clock_milli),
+		r->mem_bytes, milli(b[5], r->bytes_per_key_milli),
+		verdict_names[r->verdict], extra);
+	if (r->trace_visits)
+		fprintf(f, "1,%s,%u,%s,%u,", milli(b[0], r->visits_milli), r->visits_max,
+			milli(b[1], r->lines_milli), r->lines_max);
+	else
+		fputs("0,n/a,n/a,n/a,n/a,", f);
+	if (row->cg)
+		fprintf(f, "cachegrind,n/a,%s,%s,%s,%s", smilli(b[0], c[CG_IR]),
+			smilli(b[1], c[CG_DR] + c[CG_DW]),
+			smilli(b[2], c[CG_D1MR] + c[CG_D1MW]), smilli(b[3], c[CG_DLMR]));
+	else
+		fputs("off,n/a,n/a,n/a,n/a,n/a", f);
+	node_name(node, r->numa_node);
+	/* the storm bounds: no on_each_cpu rounds, no interrupts off here */
+	fprintf(f, ",%s,%s,%s,n/a,n/a,user\n", node, r->cpu_nodes, r->mem_nodes);
+}
+
+static void write_csv(const char *path, const struct row *rows, unsigned int n)
+{
+	struct stat st;
+	bool header = stat(path, &st) || !st.st_size;
+	FILE *f = strcmp(path, "-") ? fopen(path, "a") : stdout;
+	unsigned int i;
+
+	if (!f)
+		die(1, "cannot write %s: %s", path, strerror(errno));
+	if (header || f == stdout)
+		fputs(CSV_HEADER, f);
+	for (i = 0; i < n; i++)
+		csv_row(f, &rows[i]);
+	if (f != stdout && fclose(f))
+		die(1, "writing %s failed", path);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* test_result's table: a row per storm, then median [min..max] per index */
+static void print_table(const struct opts *o, const struct row *rows, unsigned int n)
+{
+	const struct pidx_config *cfg = &o->cfg;
+	char b[6][32], cpus[64];
+	u64 v[PIDX_REPEAT_MAX];
+	unsigned int i, j, k;
+
+	cpulist(cpus, sizeof(cpus), &cfg->cpus);
+	printf("pidx-user run %u: workload %s", o->run, wl_names[cfg->workload]);
+	if (cfg->workload == PIDX_WL_MIXED)
+		printf(" %u/%u/%u", cfg->mix[0], cfg->mix[1], cfg->mix[2]);
+	printf(", threads on cpus %s (%u), keys %u, ops %u per CPU, pid_max %u, seed %llu\n",
+	       cpus, cpumask_weight(&cfg->cpus), cfg->keys, cfg->ops, cfg->pid_max, cfg->seed);
+	if (n)
+		printf("clock: one clock_gettime(CLOCK_MONOTONIC) pair costs %s ns; it is inside p50..max, not inside ns/op\n",
+		       milli(b[0], rows[0].r.clock_milli));
+	printf("\n%-9s %3s %10s %10s %10s %9s %21s %7s %7s %8s %9s %s\n",
+	       "index", "rep", "ops", "time_ms", "ns/op", "Mops/s", "cpu_ns/op_min..max",
+	       "p50_ns", "p99_ns", "fails", "bytes/key", "verified");
+	for (i = 0; i < n; i++) {
+		const struct pidx_result *r = &rows[i].r;
+
+		printf("%-9s %3u %10llu %10llu %10s %9s %10s..%-10s %7llu %7llu %8llu %9s %s",
+		       r->index, r->repeat, r->total_ops, r->elapsed_ns / 1000000,
+		       milli(b[0], r->nsop_milli), milli(b[1], r->mops_milli),
+		       milli(b[2], r->cpu_nsop_min_milli), milli(b[3], r->cpu_nsop_max_milli),
+		       r->p50_ns, r->p99_ns, r->fails, milli(b[4], r->bytes_per_key_milli),
+		       verdict_names[r->verdict]);
+		if (r->verdict == PIDX_FAILED)
+			printf(" (%s)", r->why);
+		putchar('\n');
+	}
+	printf("\nns/op over repeats: median [min..max]; extra\n");
+	for (i = 0; i < n; i++) {
+		if (rows[i].r.repeat)
+			continue;
+		for (j = i, k = 0; j < n; j++)
+			if (!strcmp(rows[j].r.index, rows[i].r.index) && k < PIDX_REPEAT_MAX)
+				v[k++] = rows[j].r.nsop_milli;
+		qsort(v, k, sizeof(*v), cmp_u64);
+		printf("%-9s %s [%s..%s] n=%u%s; %s\n", rows[i].r.index, milli(b[0], v[k / 2]),
+		       milli(b[1], v[0]), milli(b[2], v[k - 1]), k,
+		       strcmp(rows[i].r.index, "null") ? "" : " (engine cost only)",
+		       rows[i].r.extra);
+	}
+	if (cfg->trace_visits) {
+		printf("\nvisits per op (times above include the tracing):\n%-9s %3s %12s %10s %12s %10s\n",
+		       "index", "rep", "nodes_mean", "nodes_max", "lines_mean", "lines_max");
+		for (i = 0; i < n; i++)
+			printf("%-9s %3u %12s %10u %12s %10u\n", rows[i].r.index, rows[i].r.repeat,
+			       milli(b[0], rows[i].r.visits_milli), rows[i].r.visits_max,
+			       milli(b[1], rows[i].r.lines_milli), rows[i].r.lines_max);
+	}
+	if (n && rows[0].cg) {
+		printf("\ncachegrind per op (ops/2 and ops per CPU, difference; D1 32 KiB, LL 1 MiB):\n"
+		       "%-9s %3s %12s %12s %12s %12s %12s %12s\n", "index", "rep", "instr",
+		       "data_refs", "D1_misses", "LL_misses", "branches", "mispredicts");
+		for (i = 0; i < n; i++) {
+			const s64 *c = rows[i].cg_milli;
+
+			printf("%-9s %3u %12s %12s %12s %12s %12s %12s\n", rows[i].r.index,
+			       rows[i].r.repeat, smilli(b[0], c[CG_IR]),
+			       smilli(b[1], c[CG_DR] + c[CG_DW]),
+			       smilli(b[2], c[CG_D1MR] + c[CG_D1MW]),
+			       smilli(b[3], c[CG_DLMR] + c[CG_DLMW]),
+			       smilli(b[4], c[CG_BC] + c[CG_BI]),
+			       smilli(b[5], c[CG_BCM] + c[CG_BIM]));
+		}
+	}
+	printf("\nsubstrate: user space (%s); times are this machine's, not a kernel's\n",
+	       "liburcu, SLUB-like slab, no interrupts off");
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	struct row *rows;
+	unsigned int i, n = 0, nsel;
+	const char *why = "";
+	u32 rep, slice, cap;
+	int ret = 0, bad = 0;
+
+	if (sched_getaffinity(0, sizeof(start_affinity), &start_affinity))
+		CPU_ZERO(&start_affinity);
+	kc_init();
+	rcu_register_thread();
+	parse_args(&o, argc, argv);
+	if (o.cfg.keys > pidx_space(o.cfg.pid_max))
+		die(1, "--keys %u exceeds pid_max - 1", o.cfg.keys);
+	if (pidx_plan(&o.cfg, cpumask_weight(&o.cfg.cpus), &slice, &cap, &why))
+		die(1, "run refused: %s", why);
+	nsel = hweight_long(o.cfg.indexes);
+	rows = calloc(nsel * o.cfg.repeat, sizeof(*rows));
+	if (!rows)
+		die(1, "out of memory");
+	/* repeats interleave the indexes so drift hits them all alike */
+	for (rep = 0; rep < o.cfg.repeat && !ret; rep++) {
+		for (i = 0; i < pidx_nr_indexes && !ret; i++) {
+			if (!(o.cfg.indexes & BIT(i)))
+				continue;
+			ret = storm_one(&o, pidx_index_table[i], rep, &rows[n].r);
+			if (ret)
+				break;
+			if (o.cachegrind)
+				cg_count(&o, pidx_index_table[i], &rows[n]);
+			if (rows[n].r.verdict == PIDX_FAILED)
+				bad++;
+			n++;
+		}
+	}
+	if (!o.quiet)
+		print_table(&o, rows, n);
+	if (o.csv)
+		write_csv(o.csv, rows, n);
+	free(rows);
+	kc_set_cpu(-1);
+	rcu_unregister_thread();
+	return ret || bad ? 1 : 0;
+}
