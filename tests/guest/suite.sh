@@ -160,10 +160,11 @@ t_selftest() {
 
 # Every workload x mode x index at small sizes, each verified.
 t_matrix() {
-	# under the checkers' kernels (KASAN, KCSAN: 5-10x slower) a smaller
-	# storm still takes every writer and reader path of every index
+	# under the checkers' kernels (KASAN, KCSAN: 5-10x slower; the failslab
+	# level runs on the KASAN one) a smaller storm still takes every writer
+	# and reader path of every index
 	mops=1000
-	case $LEVEL in debug | kcsan) mops=300 ;; esac
+	case $LEVEL in debug | failslab | kcsan) mops=300 ;; esac
 	set_all indexes=all keys=4096 ops=$mops repeat=1 pid_max=32768 cpus=all fork_window=32
 	for wl in lookup insert delete mixed:90/5/5 mixed:50/25/25 fork iterate; do
 		for mode in ipi kthread; do
