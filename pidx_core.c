@@ -101,6 +101,74 @@ bool pidx_fault_remove_alloc(void)
 	return n && !((unsigned int)atomic_inc_return(&pidx_fault_count) % n);
 }
 
+unsigned int pidx_fault_inject;
+module_param_named(fault_inject, pidx_fault_inject, uint, 0644);
+MODULE_PARM_DESC(fault_inject, "test only: contexts failslab may fail (mask: 1 storm kthreads, 2 prefill, 4 selftest phase, 8 load/unload); rows get faults=failslab");
+
+/* the mask as the run in flight read it at its start (pidx_run_lock) */
+static unsigned int pidx_run_faults;
+
+int pidx_fault_mark(bool on)
+{
+#ifdef CONFIG_FAULT_INJECTION
+	int old = current->make_it_fail;
+
+	if (on)
+		current->make_it_fail = 1;
+	return old;
+#else
+	return 0;
+#endif
+}
+
+void pidx_fault_restore(int old)
+{
+#ifdef CONFIG_FAULT_INJECTION
+	current->make_it_fail = old;
+#endif
+}
+
+/*
+ * Under fault_inject the storm calls the writers through these, which count
+ * the operations an index refused with -ENOMEM (fails counts them among
+ * others); runs are serialized, so one set of pointers serves every storm.
+ */
+static const struct pidx_ops *pidx_nomem_real;
+static struct pidx_ops pidx_nomem_ops;
+static atomic_long_t pidx_nomem_count;
+
+static int pidx_nomem_seen(int ret)
+{
+	if (ret == -ENOMEM)
+		atomic_long_inc(&pidx_nomem_count);
+	return ret;
+}
+
+static int pidx_nomem_alloc(struct pidx_index *idx, gfp_t gfp)
+{
+	return pidx_nomem_seen(pidx_nomem_real->alloc(idx, gfp));
+}
+
+static int pidx_nomem_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
+{
+	return pidx_nomem_seen(pidx_nomem_real->insert(idx, pid, gfp));
+}
+
+static int pidx_nomem_remove(struct pidx_index *idx, u32 pid)
+{
+	return pidx_nomem_seen(pidx_nomem_real->remove(idx, pid));
+}
+
+static const struct pidx_ops *pidx_nomem_wrap(const struct pidx_ops *ops)
+{
+	pidx_nomem_real = ops;
+	pidx_nomem_ops = *ops;
+	pidx_nomem_ops.alloc = pidx_nomem_alloc;
+	pidx_nomem_ops.insert = pidx_nomem_insert;
+	pidx_nomem_ops.remove = pidx_nomem_remove;
+	return &pidx_nomem_ops;
+}
+
 /* how this run applies the node setting, when not as written (pidx_run_lock) */
 static const char *pidx_node_note = "";
 
@@ -148,6 +216,7 @@ static int pidx_kthread_fn(void *arg)
 {
 	struct pidx_worker *w = arg;
 	struct pidx_storm *s = w->storm;
+	int old_mark;
 	u64 t0;
 
 	pidx_untimed_lookups(w, PIDX_WARMUP_OPS);
@@ -160,6 +229,8 @@ static int pidx_kthread_fn(void *arg)
 		while (!smp_load_acquire(&s->go))
 			cond_resched();
 	}
+	/* the storm's own allocations, not the thread's exit, may be failed */
+	old_mark = pidx_fault_mark(pidx_run_faults & PIDX_FAULT_STORM);
 	pidx_pmu_mark(&w->pmu, false);
 	while (w->done < s->cfg->ops && !READ_ONCE(s->abort)) {
 		t0 = ktime_get_ns();
@@ -168,6 +239,7 @@ static int pidx_kthread_fn(void *arg)
 		cond_resched();
 	}
 	pidx_pmu_mark(&w->pmu, true);
+	pidx_fault_restore(old_mark);
 	if (atomic_inc_return(&s->finished) == s->nworkers) {
 		s->t_end = ktime_get_ns();
 		complete(&s->all_done);
@@ -250,10 +322,27 @@ static bool pidx_prefill_move(int node)
 	       !set_cpus_allowed_ptr(current, mask);
 }
 
+/*
+ * How often the prefill asks again for a number whose allocation failed
+ * before it gives up: a passing shortage (or an injected failure) costs a
+ * retry, a lasting one fails the run before any storm, saying why in
+ * testcase, and the part-built index is destroyed unstormed.  Like the rest
+ * of a run's setup (create, the key, ring and latency arrays) it allocates
+ * with GFP_KERNEL and without __GFP_NOWARN: a failure there is no counted
+ * operation but the run's end, and the allocator's warning says why.
+ */
+#define PIDX_PREFILL_TRIES	8
+
+/* why the storm in flight failed, where dmesg is not all (pidx_run_lock) */
+static char pidx_storm_why[112];
+/* the copy testcase shows, as pidx_last_why (pidx_cfg_lock) */
+static char pidx_storm_why_shown[112];
+
 /* prefill in process context, as fork does, checking each number */
 static int pidx_prefill(struct pidx_storm *s)
 {
 	const struct pidx_config *cfg = s->cfg;
+	unsigned int tries;
 	u32 i;
 
 	for (i = 0; i < cfg->keys; i++) {
@@ -268,6 +357,16 @@ static int pidx_prefill(struct pidx_storm *s)
 		if (cfg->node == PIDX_NODE_INTERLEAVE && (!i || !((i + 1) & 63)))
 			pidx_prefill_move(pidx_mem_node(cfg->node, i + 1));
 		pid = s->ops->alloc(s->idx, GFP_KERNEL);
+		for (tries = 1; pid == -ENOMEM && tries < PIDX_PREFILL_TRIES; tries++) {
+			cond_resched();
+			pid = s->ops->alloc(s->idx, GFP_KERNEL);
+		}
+		if (pid == -ENOMEM) {
+			snprintf(pidx_storm_why, sizeof(pidx_storm_why),
+				 "prefill of %s: no memory for key %u of %u in %u tries: not stormed",
+				 s->ops->name, i + 1, cfg->keys, PIDX_PREFILL_TRIES);
+			pr_err("pidx: %s\n", pidx_storm_why);
+		}
 		if (pid < 0)
 			return pid;
 		if (!s->ops->no_contents && pid != i + 1) {
@@ -309,11 +408,14 @@ static int pidx_prefill_fn(void *arg)
 {
 	struct pidx_prefill_job *job = arg;
 	const struct pidx_config *cfg = job->s->cfg;
+	int old_mark;
 
 	/* a node whose CPUs are all offline gets the placement of "any" */
 	if (cfg->node == NUMA_NO_NODE || (cfg->node >= 0 && !pidx_prefill_move(cfg->node)))
 		set_cpus_allowed_ptr(current, cpumask_of(cpumask_first(&cfg->cpus)));
+	old_mark = pidx_fault_mark(pidx_run_faults & PIDX_FAULT_PREFILL);
 	job->ret = pidx_prefill(job->s);
+	pidx_fault_restore(old_mark);
 	complete(&job->done);
 	pidx_kthread_wait_stop();
 	return 0;
@@ -740,10 +842,33 @@ static void pidx_add_result(struct pidx_result *res)
 	mutex_unlock(&pidx_results_lock);
 }
 
+/*
+ * Rows of a run under fault injection say so in extra, and how many of the
+ * operations the index refused with -ENOMEM, in the storm and (retried) in
+ * the prefill; the label goes in whole, cutting the index's facts short if
+ * it must.  Such rows are no ordinary result: plot.py leaves them out.
+ */
+static void pidx_label_faults(struct pidx_result *res, long prefill, long storm)
+{
+	size_t size = sizeof(res->extra), len = strlen(res->extra);
+	char tag[72];
+	int n;
+
+	n = scnprintf(tag, sizeof(tag), "faults=failslab;nomem=%ld;prefill_nomem=%ld",
+		      storm, prefill);
+	if (len && len + 1 + n >= size)
+		len = size - 2 - n;
+	scnprintf(res->extra + len, size - len, "%s%s", len ? ";" : "", tag);
+}
+
 static int pidx_storm_one(const struct pidx_ops *ops, const struct pidx_config *cfg,
 			  u32 repeat)
 {
-	struct pidx_storm s = { .ops = ops, .cfg = cfg };
+	struct pidx_storm s = {
+		.ops = pidx_run_faults ? pidx_nomem_wrap(ops) : ops,
+		.cfg = cfg,
+	};
+	long nomem_start = atomic_long_read(&pidx_nomem_count), nomem_filled;
 	struct pidx_result *res;
 	struct pidx_params params;
 	long mem_before = atomic_long_read(&pidx_mem.bytes);
@@ -771,6 +896,7 @@ static int pidx_storm_one(const struct pidx_ops *ops, const struct pidx_config *
 	ret = pidx_prepare(&s);
 	if (ret)
 		goto out;
+	nomem_filled = atomic_long_read(&pidx_nomem_count);
 	s.workers[0].stall_ms = min(xchg(&pidx_stall_test_ms, 0),
 				    PIDX_STALL_TEST_MAX_MS);
 
@@ -788,6 +914,13 @@ static int pidx_storm_one(const struct pidx_ops *ops, const struct pidx_config *
 	if (!cpumask_subset(&cfg->cpus, cpu_online_mask)) {
 		ret = -EINVAL;
 	} else if (cfg->mode == PIDX_MODE_IPI) {
+		/*
+		 * __GFP_NOWARN: a storm's atomic allocation that fails is an
+		 * operation counted in fails, expected under pressure, and a
+		 * splat for each would flood the log (failslab too reports
+		 * none for it).  The kthread storm's GFP_KERNEL keeps the
+		 * warning: it fails only once reclaim has, which is news.
+		 */
 		s.gfp = GFP_ATOMIC | __GFP_NOWARN;
 		t0 = ktime_get_ns();
 		ret = pidx_storm_ipi(&s);
@@ -824,6 +957,9 @@ static int pidx_storm_one(const struct pidx_ops *ops, const struct pidx_config *
 		scnprintf(res->extra + len, sizeof(res->extra) - len, "%snuma=%s",
 			  len ? ";" : "", res->numa_note);
 	}
+	if (pidx_run_faults)
+		pidx_label_faults(res, nomem_filled - nomem_start,
+				  atomic_long_read(&pidx_nomem_count) - nomem_filled);
 out:
 	if (s.idx)
 		ops->destroy(s.idx);
@@ -925,6 +1061,9 @@ int pidx_run(void)
 		cfg.node = NUMA_NO_NODE;
 		pidx_node_note = "interleave on 1 node: ran as any";
 	}
+	/* one mask for the whole run: its marks and its rows' labels agree */
+	pidx_run_faults = READ_ONCE(pidx_fault_inject);
+	pidx_storm_why[0] = '\0';
 
 	cpus_read_lock();
 	ret = pidx_check_config(&cfg, &why);
@@ -959,11 +1098,17 @@ int pidx_run(void)
 	}
 	if (ret == -EINTR)
 		why = "a fatal signal stopped the run: rows of the index it stopped in are dropped";
+	else if (ret && *pidx_storm_why)
+		why = pidx_storm_why;
 	else if (ret)
 		why = "an index's storm failed: see dmesg";
 	pr_info("pidx: run %u ends (%d)\n", pidx_run_no, ret);
 out:
 	mutex_lock(&pidx_cfg_lock);
+	if (why == pidx_storm_why) {
+		strscpy(pidx_storm_why_shown, pidx_storm_why, sizeof(pidx_storm_why_shown));
+		why = pidx_storm_why_shown;
+	}
 	pidx_running = false;
 	pidx_last_cmd = PIDX_CMD_RUN;
 	pidx_last_rc = ret;
@@ -1035,7 +1180,7 @@ void pidx_log_printf(struct pidx_log *log, const char *fmt, ...)
 static int __init pidx_init(void)
 {
 	unsigned int i;
-	int ret;
+	int ret, old_mark;
 
 	pidx_cfg.workload = PIDX_WL_LOOKUP;
 	pidx_cfg.mix[PIDX_MIX_LOOKUP] = 90;
@@ -1056,9 +1201,14 @@ static int __init pidx_init(void)
 		if (!pidx_index_table[i]->no_contents)
 			pidx_cfg.indexes |= BIT(i);
 
+	/* fault_inject=8 at insmod: init's own allocations may fail */
+	old_mark = pidx_fault_mark(pidx_fault_inject & PIDX_FAULT_LOAD);
 	ret = pidx_debugfs_init();
-	if (ret)
+	pidx_fault_restore(old_mark);
+	if (ret) {
+		pr_info("pidx: not loaded: %d\n", ret);
 		return ret;
+	}
 	pr_info("pidx: loaded; %u indexes; /sys/kernel/debug/pidx/\n",
 		pidx_nr_indexes);
 	return 0;
@@ -1066,11 +1216,13 @@ static int __init pidx_init(void)
 
 static void __exit pidx_exit(void)
 {
+	int old_mark = pidx_fault_mark(pidx_fault_inject & PIDX_FAULT_LOAD);
 	long bytes, allocs, frees;
 
 	/* waits for any file operation in flight, so no run is left */
 	pidx_debugfs_exit();
 	pidx_reset();
+	pidx_fault_restore(old_mark);
 	bytes = atomic_long_read(&pidx_mem.bytes);
 	allocs = atomic_long_read(&pidx_mem.allocs);
 	frees = atomic_long_read(&pidx_mem.frees);

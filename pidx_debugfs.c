@@ -836,6 +836,30 @@ static int pidx_apply_params(void)
 	return ret;
 }
 
+/*
+ * One control file in pidx_dir; the first failure sticks in *@err.  The
+ * files are all of pidx's interface, so unlike most debugfs users the module
+ * does not load without every one of them (debugfs fails only for memory).
+ */
+static void pidx_debugfs_file(const char *name, umode_t mode, void *data,
+			      const struct file_operations *fops, int *err)
+{
+	struct dentry *d = debugfs_create_file(name, mode, pidx_dir, data, fops);
+
+	if (IS_ERR(d) && !*err)
+		*err = PTR_ERR(d);
+}
+
+/* For a file whose debugfs_create_*() does not say whether it was made. */
+static void pidx_debugfs_found(const char *name, int *err)
+{
+	struct dentry *d = debugfs_lookup(name, pidx_dir);
+
+	if (!d && !*err)
+		*err = -ENOMEM;
+	dput(d);
+}
+
 int pidx_debugfs_init(void)
 {
 	unsigned int i;
@@ -845,17 +869,22 @@ int pidx_debugfs_init(void)
 	if (ret)
 		return ret;
 	pidx_dir = debugfs_create_dir("pidx", NULL);
-	debugfs_create_file("testcase", 0600, pidx_dir, NULL, &pidx_testcase_fops);
-	debugfs_create_file("test_result", 0400, pidx_dir, NULL, &pidx_result_fops);
-	debugfs_create_file("results.csv", 0400, pidx_dir, NULL, &pidx_csv_fops);
-	debugfs_create_file("available", 0400, pidx_dir, NULL, &pidx_available_fops);
-	debugfs_create_file("memory", 0400, pidx_dir, NULL, &pidx_memory_fops);
+	if (IS_ERR(pidx_dir))
+		return PTR_ERR(pidx_dir);
+	pidx_debugfs_file("testcase", 0600, NULL, &pidx_testcase_fops, &ret);
+	pidx_debugfs_file("test_result", 0400, NULL, &pidx_result_fops, &ret);
+	pidx_debugfs_file("results.csv", 0400, NULL, &pidx_csv_fops, &ret);
+	pidx_debugfs_file("available", 0400, NULL, &pidx_available_fops, &ret);
+	pidx_debugfs_file("memory", 0400, NULL, &pidx_memory_fops, &ret);
 	/* tests only: ms the next storm's first batch spins (irqs off in ipi) */
 	debugfs_create_u32("stall_test", 0600, pidx_dir, &pidx_stall_test_ms);
+	pidx_debugfs_found("stall_test", &ret);
 	for (i = 0; i < ARRAY_SIZE(pidx_settings); i++)
-		debugfs_create_file(pidx_settings[i].name, 0600, pidx_dir,
-				    (void *)&pidx_settings[i], &pidx_setting_fops);
-	return 0;
+		pidx_debugfs_file(pidx_settings[i].name, 0600,
+				  (void *)&pidx_settings[i], &pidx_setting_fops, &ret);
+	if (ret)
+		debugfs_remove_recursive(pidx_dir);
+	return ret;
 }
 
 void pidx_debugfs_exit(void)

@@ -233,6 +233,24 @@ void pidx_pmu_close(struct pidx_pmu_set *set);
 void pidx_visits_begin(void);
 void pidx_visits_end(struct pidx_visit_sum *sum);
 
+/*
+ * Test only (module parameter fault_inject, a mask): the module's own
+ * contexts that the kernel's fault injection may fail.  Each one named is
+ * marked with make_it_fail, so that failslab with task-filter Y fails its
+ * allocations (with ignore-gfp-wait N, its sleeping ones too).  ipi storms
+ * run in whatever task an IPI interrupts: failslab reaches them only with
+ * task-filter N.  Every row of a run made with a nonzero mask is labelled
+ * faults=failslab in extra, and scripts/plot.py leaves such rows out.
+ */
+#define PIDX_FAULT_STORM	BIT(0)	/* the storm kthreads */
+#define PIDX_FAULT_PREFILL	BIT(1)	/* the prefill kthread */
+#define PIDX_FAULT_SELFTEST	BIT(2)	/* the selftest's phase under faults */
+#define PIDX_FAULT_LOAD		BIT(3)	/* module init and exit */
+extern unsigned int pidx_fault_inject;
+/* Marks the current task when @on; returns its mark before, for the restore. */
+int pidx_fault_mark(bool on);
+void pidx_fault_restore(int old);
+
 int pidx_debugfs_init(void);
 void pidx_debugfs_exit(void);
 

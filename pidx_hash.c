@@ -259,7 +259,11 @@ static size_t pidx_hash_tbl_bytes(u32 shift)
 	return struct_size(t, buckets, 1UL << shift);
 }
 
-/* Process context only: the largest arrays need vmalloc. */
+/*
+ * Process context only: the largest arrays need vmalloc.  No __GFP_NOWARN:
+ * a resize that fails is tried again by a later writer, but a table left
+ * too small changes every number measured after it, so the warning stays.
+ */
 static struct pidx_hash_tbl *pidx_hash_tbl_new(struct pidx_hash *h, u32 shift,
 					       u32 gen)
 {

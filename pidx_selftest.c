@@ -277,6 +277,94 @@ out:
 	bitmap_free(o.bits);
 }
 
+/*
+ * Random operations while this task's allocations may fail (fault_inject's
+ * selftest bit, with failslab's task-filter Y and ignore-gfp-wait N; the
+ * other phases run unmarked, so a -ENOMEM there is a real failure).  What
+ * the contract lets fail may fail: alloc and insert with -ENOMEM, and remove
+ * with -ENOMEM where remove_may_fail, keeping the key.  Each refusal leaves
+ * the oracle as it was and is counted, not checked; every other result is
+ * checked, a refused alloc must not move the cursor (the next one is still
+ * the oracle's), and once injection ends the index must be consistent, hold
+ * exactly the oracle's keys and drain to empty.
+ */
+static void pidx_st_faults(struct pidx_st *st)
+{
+	const u32 pid_max = 2048, nops = 3000;
+	u32 i, pid, wrong = 0, kept = 0, refused_rm = 0, refused = 0, k;
+	u64 rng = pidx_rand_seed(pidx_cfg.seed, 0xfa17);
+	/* the first disagreement, logged once nothing can fail any more */
+	int got, want, mark, bad[4] = { 0 };
+	struct pidx_oracle o;
+	struct pidx_index *idx;
+	gfp_t gfp;
+
+	if (!(READ_ONCE(pidx_fault_inject) & PIDX_FAULT_SELFTEST))
+		return;
+	if (pidx_oracle_init(&o, pid_max))
+		return;
+	idx = pidx_st_create(st, pid_max);
+	if (!idx)
+		goto out;
+	mark = pidx_fault_mark(true);
+	for (i = 0; i < nops; i++) {
+		u32 op = pidx_rand_below(&rng, 100);
+
+		pid = pidx_rand_below(&rng, pid_max + 1);
+		/* both kinds of caller: one that may sleep, one that may not */
+		gfp = i & 1 ? GFP_ATOMIC | __GFP_NOWARN : GFP_KERNEL;
+		if (op < 40) {
+			got = st->ops->alloc(idx, gfp);
+			want = got == -ENOMEM ? got : pidx_oracle_alloc(&o);
+		} else if (op < 55) {
+			got = st->ops->insert(idx, pid, gfp);
+			want = got == -ENOMEM ? got : pidx_oracle_insert(&o, pid);
+		} else if (op < 85) {
+			if (pidx_oracle_find_ge(&o, pid) >= 0)
+				pid = pidx_oracle_find_ge(&o, pid);
+			got = st->ops->remove(idx, pid);
+			if (got == -ENOMEM && st->ops->remove_may_fail) {
+				refused_rm++;
+				kept += pidx_st_lookup(st, idx, pid) &&
+					pid < pid_max && test_bit(pid, o.bits);
+				want = got;
+			} else {
+				want = pidx_oracle_remove(&o, pid);
+			}
+		} else {
+			got = pidx_st_find_ge(st, idx, pid);
+			want = pidx_oracle_find_ge(&o, pid);
+		}
+		refused += got == -ENOMEM && want == -ENOMEM;
+		if (got != want && !wrong++) {
+			bad[0] = i;
+			bad[1] = pid;
+			bad[2] = got;
+			bad[3] = want;
+		}
+		if (!(i & 255))
+			cond_resched();
+	}
+	pidx_fault_restore(mark);
+	if (!CHECK_EQ(st, wrong, 0, "ops under failing allocations disagreeing with the oracle"))
+		pidx_log_printf(st->log, "    first at op %d (PID %d): got %d, expected %d\n",
+				bad[0], bad[1], bad[2], bad[3]);
+	CHECK_EQ(st, kept, refused_rm, "keys kept by removes refused with -ENOMEM");
+	pidx_st_compare(st, idx, &o, "ops under failing allocations");
+	wrong = 0;
+	for (k = 1; k < pid_max; k++)
+		if (test_bit(k, o.bits) && st->ops->remove(idx, k))
+			wrong++;
+	CHECK_EQ(st, wrong, 0, "removes after the faults that failed");
+	CHECK_EQ(st, pidx_st_find_ge(st, idx, 0), -ENOENT, "empty after the faults and a drain");
+	CHECK_EQ(st, st->ops->verify(idx), 0, "verify after the faults and a drain");
+	pidx_log_printf(st->log, "  faults: %u ops, %u refused with -ENOMEM (%u of them removes)\n",
+			nops, refused, refused_rm);
+	st->ops->destroy(idx);
+out:
+	bitmap_free(o.bits);
+}
+
 /* random operations, each return value against the oracle */
 static void pidx_st_random(struct pidx_st *st, u32 pid_max, u32 nops)
 {
@@ -1745,6 +1833,7 @@ unsigned int pidx_selftest_index(const struct pidx_ops *ops,
 	long mem_before = atomic_long_read(&pidx_mem.bytes);
 
 	if (!races_only) {
+		pidx_st_faults(&st);
 		pidx_st_basic(&st);
 		pidx_st_random(&st, 1024, 20000);
 		pidx_st_random(&st, 65536, 100000);

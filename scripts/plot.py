@@ -32,7 +32,8 @@ pmu=cachegrind feed only the pmu and ratio_to_idr figures.  --with DIR
 (e.g. a TCG sweep beside a native one).
 With --compare the files are named compare_*.  Medians and min-max spread
 are computed here from the individual repeats; rows with verified=FAILED
-are left out (with a warning).  The `null` index is drawn as a grey dashed
+and rows run under fault injection (faults= in extra) are left out (with a
+warning).  The `null` index is drawn as a grey dashed
 "engine cost" reference, never as an index.  Rows with trace_visits=1 (their
 times include the tracing) and rows with node other than "any" are left out
 of the time and memory figures.  A results.csv without those columns reads
@@ -160,7 +161,7 @@ class Run:
         csv_path = os.path.join(directory, "results.csv")
         if not os.path.isfile(csv_path):
             raise PlotError(f"{csv_path}: missing")
-        self.all_rows, self.failed = self._read_csv(csv_path)
+        self.all_rows, self.failed, self.faulted = self._read_csv(csv_path)
         self.split_rows()
         meta = read_meta(os.path.join(directory, "meta"))
         self.meta_missing = meta is None
@@ -218,7 +219,7 @@ class Run:
                     raise PlotError(f"{path}: header lacks required "
                                     f"column(s): {', '.join(missing)}")
                 numeric = [c for c in NUMERIC if c in header]
-                rows, failed = [], 0
+                rows, failed, faulted = [], 0, 0
                 for cells in reader:
                     line = reader.line_num
                     if not cells or not any(c.strip() for c in cells):
@@ -243,6 +244,11 @@ class Run:
                     if row["verified"].upper() == "FAILED":
                         failed += 1
                         continue
+                    # a storm under fault injection (the module's
+                    # fault_inject): its times are no ordinary result
+                    if "faults=" in row.get("extra", ""):
+                        faulted += 1
+                        continue
                     for c in ("ncpus", "keys"):
                         if row[c] is None:
                             raise PlotError(f"{path} line {line}: column "
@@ -255,12 +261,13 @@ class Run:
             raise PlotError(f"{path}: {e.strerror}")
         except csv.Error as e:
             raise PlotError(f"{path}: malformed CSV: {e}")
-        if not rows and not failed:
+        if not rows and not failed and not faulted:
             raise PlotError(f"{path}: no data rows")
         if not rows:
-            raise PlotError(f"{path}: all {failed} data rows have "
-                            f"verified=FAILED, nothing to plot")
-        return rows, failed
+            raise PlotError(f"{path}: all {failed + faulted} data rows have "
+                            f"verified=FAILED or faults= in extra, nothing "
+                            f"to plot")
+        return rows, failed, faulted
 
     # -- description for titles and legends
     def env_text(self):
@@ -1554,6 +1561,9 @@ def main(argv):
         if run.failed:
             warn(f"{run.dir}: left out {run.failed} row(s) with "
                  f"verified=FAILED")
+        if run.faulted:
+            warn(f"{run.dir}: left out {run.faulted} row(s) run under "
+                 f"fault injection (faults= in extra)")
         bad = sum(1 for r in run.all_rows if (r.get("errors") or 0) > 0)
         if bad:
             warn(f"{run.dir}: {bad} row(s) report correctness errors "

@@ -183,6 +183,21 @@ else
 	fail "verified=FAILED rows excluded with a warning" "expected exit 0 and a warning counting 2 rows, saw $rc and '$(tr '\n' '|' <"$tmp/failed.err")'"
 fi
 
+# --- rows run under fault injection are left out with one warning ---------
+fixture_copy "$tmp/faulted"
+awk -F, -v OFS=, -v c="$(col extra)" 'NR == 2 || NR == 4 || NR == 5 { $c = "faults=failslab;nomem=3;prefill_nomem=0" } 1' \
+	"$FIX/results.csv" >"$tmp/faulted/results.csv"
+run_plot faulted --out "$tmp/faulted/plots" "$tmp/faulted"
+if [[ $rc -eq 0 ]] && grep -q '^plot.py: warning: .*left out 3 row(s) run under fault injection' "$tmp/faulted.err"; then
+	pass "rows under fault injection excluded with a warning"
+else
+	fail "rows under fault injection excluded with a warning" "expected exit 0 and a warning counting 3 rows, saw $rc and '$(tr '\n' '|' <"$tmp/faulted.err")'"
+fi
+fixture_copy "$tmp/allfaulted"
+awk -F, -v OFS=, -v c="$(col extra)" 'NR > 1 { $c = "faults=failslab" } 1' \
+	"$FIX/results.csv" >"$tmp/allfaulted/results.csv"
+expect_error "only rows under fault injection" --out "$tmp/x" "$tmp/allfaulted"
+
 # --- malformed input: exit 1, one line "plot.py: error: ..." -------------
 fixture_copy "$tmp/nocol"
 cut -d, -f"$(col mops)" --complement "$FIX/results.csv" >"$tmp/nocol/results.csv"
