@@ -1105,7 +1105,8 @@ static void pidx_st_race_calls(struct pidx_st_race_ctx *c,
 	spin_lock(&rk->lock);
 	rk->calls[role] = calls;
 	rk->succ[role] = succ;
-	rk->inflight &= ~BIT(role);
+	/* marked: a hammering partner reads it unlocked */
+	WRITE_ONCE(rk->inflight, rk->inflight & ~BIT(role));
 	if (!rk->inflight)
 		pidx_st_race_settle(c, rt, k, rk);
 	spin_unlock(&rk->lock);
@@ -1149,7 +1150,7 @@ static int pidx_st_race_join(struct pidx_st_race_ctx *c,
 		return -1;
 	}
 	rk->joined |= BIT(*role);
-	rk->inflight |= BIT(*role);
+	WRITE_ONCE(rk->inflight, rk->inflight | BIT(*role));
 	spin_unlock(&rk->lock);
 	return slot;
 }

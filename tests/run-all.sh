@@ -504,7 +504,7 @@ debug_kernel_tests() {
 	# level above runs at 2): one writer and a CPU shared, and more CPUs
 	# than the host has (KCSAN first sets its filter and dense watchpoints)
 	local smp only=(t_racetest)
-	[ "$fl" = kcsan ] && only=(t_kcsan_filter t_racetest t_kcsan_dense t_kcsan_active)
+	[ "$fl" = kcsan ] && only=(t_kcsan_filter t_kcsan_racetest t_kcsan_dense t_kcsan_active)
 	for smp in 1 4; do
 		guest "$name ${smp}cpu" "$WORK/g$name$smp" --smp $smp --mem 3072 --timeout 1800 \
 			--kernel "$kernel" --headers "$headers" ${opt[@]+"${opt[@]}"} \

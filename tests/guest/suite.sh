@@ -210,6 +210,12 @@ t_selftest() {
 	done
 }
 
+# The concurrent phases at KCSAN's dense rate (CI's default-rate pass once
+# caught the selftest's own unmarked inflight store, once not)
+t_kcsan_racetest() {
+	kcsan_dense t_racetest
+}
+
 # The concurrent phases alone: under the checkers' kernels at 1 and 4 vCPUs
 t_racetest() {
 	t_selftest racetest 30
@@ -1371,6 +1377,7 @@ matrix)
 	t_cycles
 	;;
 kcsan)
+	t_kcsan_racetest
 	t_kcsan_dense
 	t_kcsan_active
 	;;
