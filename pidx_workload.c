@@ -108,11 +108,13 @@ static u32 pidx_inverse(u32 a, u32 n)
  * permutation) and an offset, both from the storm's own stream, so the same
  * seed gives the same order, as the Fisher-Yates shuffle it replaces did.
  * Neighbours in the order are mul apart modulo nkeys: each CPU's slice of
- * deletable PIDs is spread over the whole range, not clustered.
+ * deletable PIDs is spread over the whole range, not clustered.  Unlike a
+ * shuffle it is a fixed stride, so the CPUs' deletes keep fixed distances
+ * from each other for the whole storm (README, "The storm's order").
  */
 void pidx_order_init(struct pidx_storm *s, u64 *rng)
 {
-	u32 n = s->nkeys;
+	u32 n = s->nkeys, tries = 0;
 
 	s->perm_mul = 1;
 	s->perm_add = 0;
@@ -121,6 +123,15 @@ void pidx_order_init(struct pidx_storm *s, u64 *rng)
 		return;
 	for (;;) {
 		s->perm_mul = 1 + pidx_rand_below(rng, n - 1);
+		/*
+		 * A stride under n/8 (mul near 1 or n-1) would make the
+		 * deletes nearly sequential, hitting one node again and
+		 * again; such a stride is kept only when 64 draws found no
+		 * other (it cannot be avoided below 16 keys).
+		 */
+		if (n >= 16 && ++tries <= 64 &&
+		    min(s->perm_mul, n - s->perm_mul) < n / 8)
+			continue;
 		s->perm_inv = pidx_inverse(s->perm_mul, n);
 		if (s->perm_inv)
 			break;
