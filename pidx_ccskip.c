@@ -77,9 +77,9 @@
 /*
  * A node is one kmalloc object:
  *
- *   [nr level][keys[nr]] pad [child[nr]][count[nr]] pad [tail]
+ *   [nr level scale][keys[nr]] pad [child[nr]][count[nr]] pad [tail]
  *
- * Readers touch the 4-byte header, the keys and one child pointer; a leaf
+ * Readers touch the 8-byte header, the keys and one child pointer; a leaf
  * (level 0) has no children and no counts.  The tail lies behind everything a
  * reader reads: its rcu_head is written while readers may still walk the
  * node, and it records how far back the node starts, so the RCU callback
