@@ -327,9 +327,12 @@ static bool pidx_prefill_move(int node)
  * before it gives up: a passing shortage (or an injected failure) costs a
  * retry, a lasting one fails the run before any storm, saying why in
  * testcase, and the part-built index is destroyed unstormed.  Like the rest
- * of a run's setup (create, the key, ring and latency arrays) it allocates
- * with GFP_KERNEL and without __GFP_NOWARN: a failure there is no counted
- * operation but the run's end, and the allocator's warning says why.
+ * of a run's setup (create, the key, ring and latency arrays) it passes
+ * GFP_KERNEL without __GFP_NOWARN: a failure there is no counted operation
+ * but the run's end, and the allocator's warning says why.  An index may
+ * still allocate more quietly under its own lock (ccskip's copies are
+ * GFP_ATOMIC | __GFP_NOWARN, maple's first try GFP_NOWAIT): then the
+ * prefill's own line in dmesg and testcase is what says why.
  */
 #define PIDX_PREFILL_TRIES	8
 
