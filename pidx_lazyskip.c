@@ -94,10 +94,9 @@
 
 /*
  * Bits of a node's word.  Once the node is published, the lock bit is taken
- * with an atomic bitop; its holder alone changes bits 0-1 and releases with
- * a marked store (other CPUs only fail to set the lock bit meanwhile, which
- * writes nothing new); the rest never changes after that.  On 64-bit the key is in
- * the high half, so one line read gives a reader key and flags.
+ * with an atomic bitop; its holder alone changes bits 0-1, with atomic
+ * bitops too (lz_unlock()); the rest never changes after that.  On 64-bit
+ * the key is in the high half, so one line read gives a reader key and flags.
  */
 #define LZ_LOCK			0
 #define LZ_MARKED		1
@@ -264,22 +263,21 @@ static __always_inline void lz_lock(struct lz_node *n)
 }
 
 /*
- * Bits 0-1 change only under the lock, and a CPU waiting for it rewrites the
- * word unchanged (a failed test_and_set_bit_lock()), so the holder's
- * read-modify-write of those bits loses nothing.  It must still be a marked
- * access: those failed attempts and the readers' lz_key() are concurrent
- * with it, and __clear_bit_unlock()/__set_bit() are plain ones (KCSAN
- * reported both).  A release store keeps the unlock as cheap as theirs.
+ * Atomic, not __clear_bit_unlock()/__set_bit(): those are plain
+ * read-modify-writes of a word that readers load (lz_key()) and waiters'
+ * test_and_set_bit_lock() write concurrently.  KCSAN reported both, and
+ * where atomics are emulated under a hashed lock (the generic bitops) a
+ * plain store there can undo a concurrent fetch_or, leaving the lock bit set
+ * with no owner.
  */
 static __always_inline void lz_unlock(struct lz_node *n)
 {
-	/* orders the critical section's writes before the lock is seen free */
-	smp_store_release(&n->word, READ_ONCE(n->word) & ~BIT(LZ_LOCK));
+	clear_bit_unlock(LZ_LOCK, &n->word);
 }
 
 static __always_inline void lz_mark_locked(struct lz_node *n)
 {
-	WRITE_ONCE(n->word, READ_ONCE(n->word) | BIT(LZ_MARKED));
+	set_bit(LZ_MARKED, &n->word);
 }
 
 /* Under trace_visits a node counts as visited when its key is read. */
