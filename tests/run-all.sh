@@ -77,13 +77,15 @@ mkdir -p "$SRC"
 (cd "$REPO" && git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$SRC" 2>/dev/null) ||
 	cp -a "$REPO/." "$SRC/"
 
-# Counts the PASS/FAIL lines a sub-test printed; prints the FAIL lines.
+# Counts the PASS/FAIL lines a sub-test printed; prints the FAIL lines and
+# the guest suite's time per test.
 count_lines() {
 	local prefix=$1 file=$2 line
 	while IFS= read -r line; do
 		case $line in
 		"PASS "*) pass "$prefix${line#PASS }" ;;
 		"FAIL "*) line=${line#FAIL }; fail "$prefix${line%%: *}" "${line#*: }" ;;
+		"TIME "*) echo "time $prefix${line#TIME }" ;;
 		esac
 	done < <(tr -d '\r' <"$file")
 }

@@ -1236,6 +1236,15 @@ now10() {
 	awk '{ printf "%d\n", $1 * 10 }' /proc/uptime
 }
 
+# timed t_name [args]: runs one test and says how long it took, so that the
+# suite's time can be spent where it finds faults (the README's timings)
+timed() {
+	timed_t0=$(now10)
+	"$@"
+	timed_t=$(($(now10) - timed_t0))
+	echo "TIME $1 $((timed_t / 10)).$((timed_t % 10)) s"
+}
+
 # A prefill of millions of keys outlasts the hung-task timeout under emulation:
 # the writer must wait where the detector does not report it (vm-run fails the
 # boot on "blocked for more than"), and a fatal signal must stop the prefill
@@ -1316,70 +1325,70 @@ if [ "$LEVEL" = only ]; then
 	# suite.sh only t_name...: those tests alone, for debugging
 	# (t_load has run already: a second insmod would fail)
 	shift
-	for t in "$@"; do [ "$t" = t_load ] || "$t"; done
+	for t in "$@"; do [ "$t" = t_load ] || timed "$t"; done
 	LEVEL=none
 else
-	[ "$LEVEL" = kcsan ] && t_kcsan_filter
+	[ "$LEVEL" = kcsan ] && timed t_kcsan_filter
 	case $LEVEL in
-	debug|failslab) t_failslab_selftest ;;
-	*) t_selftest ;;
+	debug|failslab) timed t_failslab_selftest ;;
+	*) timed t_selftest ;;
 	esac
 fi
-case $LEVEL in smoke|none|numa) ;; *) t_matrix ;; esac
+case $LEVEL in smoke|none|numa) ;; *) timed t_matrix ;; esac
 case $LEVEL in
 full)
-	t_lockref_loop
-	t_bad_input
-	t_visits
-	t_pmu
-	t_dense
-	t_busy
-	t_node_interleave
-	t_settings
-	t_result_race
-	t_remove_nomem
-	t_prefill_long
-	t_cycles
+	timed t_lockref_loop
+	timed t_bad_input
+	timed t_visits
+	timed t_pmu
+	timed t_dense
+	timed t_busy
+	timed t_node_interleave
+	timed t_settings
+	timed t_result_race
+	timed t_remove_nomem
+	timed t_prefill_long
+	timed t_cycles
 	;;
 debug)
 	# KASAN and lockdep under emulation run ~10x slower: the long storms
 	# (t_dense, t_busy, t_prefill_long) stay in the stock-kernel pass
-	t_lockref_loop
-	t_bad_input
-	t_visits
-	t_pmu
-	t_node_interleave
-	t_result_race
-	t_remove_nomem
-	t_remove_failslab
-	t_failslab
-	t_cycles
+	timed t_lockref_loop
+	timed t_bad_input
+	timed t_visits
+	timed t_pmu
+	timed t_node_interleave
+	timed t_result_race
+	timed t_remove_nomem
+	timed t_remove_failslab
+	timed t_failslab
+	timed t_cycles
 	;;
 failslab)
-	t_failslab
+	timed t_failslab
 	;;
 quick)
-	t_node_interleave
-	t_settings
+	timed t_node_interleave
+	timed t_settings
 	;;
 numa)
-	t_numa
-	t_node_interleave
-	t_settings
+	timed t_numa
+	timed t_node_interleave
+	timed t_settings
 	;;
 rt)
-	t_rt_defaults
-	t_lockref_loop
-	t_cycles
+	timed t_rt_defaults
+	timed t_lockref_loop
+	timed t_cycles
 	;;
 matrix)
-	t_bad_input
-	t_cycles
+	timed t_bad_input
+	timed t_cycles
 	;;
 kcsan)
-	t_kcsan_racetest
-	t_kcsan_dense
-	t_kcsan_active
+	timed t_kcsan_racetest
+	timed t_kcsan_dense
+	timed t_kcsan_active
 	;;
 esac
 rmmod pidx || fail unload "rmmod failed"
