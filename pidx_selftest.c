@@ -1865,16 +1865,29 @@ unsigned int pidx_selftest_index(const struct pidx_ops *ops,
 int pidx_selftest(bool races_only)
 {
 	unsigned int i, checks, failed = 0, total = 0;
+	unsigned long indexes = 0;
 
 	if (!mutex_trylock(&pidx_run_lock))
 		return -EBUSY;
 	mutex_lock(&pidx_cfg_lock);
+	/* the indexes selected for runs, but for one without contents (null) */
+	for (i = 0; i < pidx_nr_indexes; i++)
+		if (!pidx_index_table[i]->no_contents)
+			indexes |= pidx_cfg.indexes & BIT(i);
+	if (!indexes) {
+		pidx_last_cmd = races_only ? PIDX_CMD_RACETEST : PIDX_CMD_SELFTEST;
+		pidx_last_rc = -EINVAL;
+		pidx_last_why = "indexes holds no index with contents to check";
+		mutex_unlock(&pidx_cfg_lock);
+		mutex_unlock(&pidx_run_lock);
+		return -EINVAL;
+	}
 	pidx_running = true;
 	mutex_unlock(&pidx_cfg_lock);
 	kvfree(pidx_selftest_log.buf);
 	pidx_selftest_log = (struct pidx_log){};
 	for (i = 0; i < pidx_nr_indexes; i++) {
-		if (pidx_index_table[i]->no_contents)
+		if (!(indexes & BIT(i)))
 			continue;
 		failed += pidx_selftest_index(pidx_index_table[i],
 					      &pidx_selftest_log, &checks,

@@ -6,16 +6,18 @@
 # "GUEST-SUMMARY N passed, N failed" at the end; exits 1 on any failure.
 # Results land in $OUT (results.csv of the workload matrix, test log).
 #
-# Usage: suite.sh [full|quick|matrix|smoke|debug|failslab|numa|rt|only t_name...]
+# Usage: suite.sh [full|quick|matrix|smoke|broken|debug|failslab|numa|rt|kcsan|only t_name...]
 #   full:  everything (the 2-vCPU boot)
 #   debug: all but the long dense-allocation, busy and prefill storms (debug kernel),
 #          with allocation failures injected (failslab)
 #   failslab: load, selftest, the workload matrix and the failslab group
-#   quick: load, selftest, the workload matrix, interleave on one node and
-#          every value of every setting (the 1- and 4-vCPU boots)
+#   quick: load, selftest, the workload matrix, interleave on one node and,
+#          with more than 2 CPUs, every value of every setting (the 1- and
+#          4-vCPU boots)
 #   matrix: load, selftest, the workload matrix, bad input and load/unload
 #          cycles (other Debian kernels)
-#   smoke: load and selftest (the DKMS-built module)
+#   smoke: load and the selftest of idr and skiplist (the DKMS-built module)
+#   broken: smoke and the workload matrix (a deliberately broken index)
 #   numa:  load, selftest, NUMA placement, interleave and every value of
 #          every setting (a guest with two nodes)
 #   kcsan: load, selftest and the workload matrix with KCSAN reporting races
@@ -210,6 +212,35 @@ t_selftest() {
 	done
 }
 
+# t_selftest_of LIST: the selftest of those indexes alone, where the whole
+# one adds nothing (the DKMS-built module, the broken index)
+t_selftest_of() {
+	saved=$INDEXES
+	set_all "indexes=$1"
+	INDEXES=$(echo "$1" | tr , ' ')
+	t_selftest
+	INDEXES=$saved
+	set_all indexes=all
+}
+
+# selftest and racetest check the indexes selected, as run does; with none
+# selected that has contents there is nothing to check, and that is refused
+t_selftest_indexes() {
+	set_all indexes=idr,skiplist,null
+	expect "selftest of indexes idr,skiplist,null" ok "$(wr testcase selftest)"
+	expect "selftest: lines of idr and skiplist only" "idr: skiplist:" \
+		"$(awk '$1 == "selftest" { printf "%s%s", sep, $2; sep = " " }' $D/test_result)"
+	before=$(cat $D/test_result)
+	set_all indexes=null
+	expect "selftest with indexes null: refused" EINVAL "$(wr testcase selftest)"
+	expect "racetest with indexes null: refused" EINVAL "$(wr testcase racetest)"
+	expect "refused racetest: testcase says why" \
+		"last: racetest -22 indexes holds no index with contents to check" \
+		"$(grep '^last:' $D/testcase)"
+	expect "refused selftest: test_result unchanged" "$before" "$(cat $D/test_result)"
+	set_all indexes=all
+}
+
 # The concurrent phases at KCSAN's dense rate (CI's default-rate pass once
 # caught the selftest's own unmarked inflight store, once not)
 t_kcsan_racetest() {
@@ -270,17 +301,21 @@ t_matrix() {
 
 # The lockref seed's loop: run, read, reset, 100 times.
 t_lockref_loop() {
+	# under KASAN a round takes a second: 20 of them still take every path
+	# of run/read/reset that a leak or use-after-free would lie on
+	rounds=100
+	[ "$LEVEL" = debug ] && rounds=20
 	set_all indexes=all workload=lookup mode=ipi keys=256 ops=200 repeat=1
 	bad=0
 	i=0
-	while [ $i -lt 100 ]; do
+	while [ $i -lt $rounds ]; do
 		[ "$(wr testcase run)" = ok ] || bad=$((bad + 1))
 		grep -q "verified" $D/test_result || bad=$((bad + 1))
 		grep -q FAILED $D/test_result && bad=$((bad + 1))
 		[ "$(wr testcase reset)" = ok ] || bad=$((bad + 1))
 		i=$((i + 1))
 	done
-	expect "lockref loop: 100 x run/cat/reset" 0 "$bad"
+	expect "lockref loop: $rounds x run/cat/reset" 0 "$bad"
 	expect "reset empties results.csv" 1 "$(wc -l <$D/results.csv)"
 }
 
@@ -492,7 +527,10 @@ within() {
 # Visits per op: what each structure predicts, and the same for one seed.
 t_visits() {
 	set_all indexes=all trace_visits=1 workload=lookup mode=ipi cpus=0 ops=4000 repeat=1 pid_max=65536 seed=7
-	for k in 1024 32768; do
+	# the counts are the same code under KASAN: it takes the small size only
+	vkeys="1024 32768"
+	[ "$LEVEL" = debug ] && vkeys=1024
+	for k in $vkeys; do
 		set_all keys=$k
 		wr testcase run >/dev/null
 		# nodes are fixed by the seed (lines also depend on where the slab put
@@ -679,6 +717,9 @@ t_node_interleave() {
 # and none may wait behind the selftest.
 t_result_race() {
 	rm -f /tmp/rr.stop /tmp/rr.n
+	# one index: the race is on the log, which every selftest frees and
+	# replaces (all seven under KASAN took 9 minutes)
+	set_all indexes=idr
 	(
 		n=0 bad=0 slow=0
 		while [ ! -e /tmp/rr.stop ]; do
@@ -704,12 +745,13 @@ t_result_race() {
 	expect "result race: selftest again" ok "$(wr testcase selftest)"
 	expect "result race: reset right after the selftest" ok "$(wr testcase reset)"
 	i=0
-	while [ $i -lt 20 ]; do
+	while [ $i -lt 50 ]; do
 		wr testcase reset >/dev/null
 		i=$((i + 1))
 	done
 	touch /tmp/rr.stop
 	wait $bg
+	set_all indexes=all
 	read -r n bad slow </tmp/rr.n
 	echo "result race: $n reads of test_result"
 	expect "result race: every read was one whole text ($n reads)" 0 "$bad"
@@ -1331,6 +1373,7 @@ else
 	[ "$LEVEL" = kcsan ] && timed t_kcsan_filter
 	case $LEVEL in
 	debug|failslab) timed t_failslab_selftest ;;
+	smoke|broken) timed t_selftest_of idr,skiplist ;;
 	*) timed t_selftest ;;
 	esac
 fi
@@ -1346,6 +1389,7 @@ full)
 	timed t_node_interleave
 	timed t_settings
 	timed t_result_race
+	timed t_selftest_indexes
 	timed t_remove_nomem
 	timed t_prefill_long
 	timed t_cycles
@@ -1369,7 +1413,9 @@ failslab)
 	;;
 quick)
 	timed t_node_interleave
-	timed t_settings
+	# every value of every setting on one node is the 2-vCPU boot's; here
+	# the CPU-count-dependent values (cpus=) get their turn at 4 vCPUs
+	[ "$NCPUS" -gt 2 ] && timed t_settings
 	;;
 numa)
 	timed t_numa
