@@ -1688,6 +1688,22 @@ static long pidx_st_describe_u32(struct pidx_st *st, struct pidx_index *idx,
 	return v;
 }
 
+/*
+ * After half a grow/shrink cycle: the index must have resized since
+ * *resizes was read (where it counts resizes); its buckets now.  describe()
+ * lets a resize under way finish first.
+ */
+static long pidx_st_resized(struct pidx_st *st, struct pidx_index *idx,
+			    long *resizes, const char *what)
+{
+	long before = *resizes;
+
+	*resizes = pidx_st_describe_u32(st, idx, "resizes=");
+	if (*resizes >= 0)
+		CHECK_EQ(st, *resizes > before, true, what);
+	return pidx_st_describe_u32(st, idx, "buckets=");
+}
+
 static void pidx_st_grow(struct pidx_st *st)
 {
 	struct pidx_st_team t = { .fn = pidx_st_grow_fn };
@@ -1695,7 +1711,7 @@ static void pidx_st_grow(struct pidx_st *st)
 	unsigned int n = pidx_st_nthreads(1), i, cycle;
 	unsigned long end = jiffies + msecs_to_jiffies(ST_GROW_CYCLE_MS);
 	long reads = 0, misses = 0, find_errors = 0, errors = 0;
-	long resizes, before, buckets_hi = -1, buckets_lo = -1;
+	long resizes, buckets_hi = -1, buckets_lo = -1;
 	u64 rng = pidx_rand_seed(pidx_cfg.seed, 5000);
 	struct pidx_st_grow_thread *gt;
 	ktime_t t0 = ktime_get();
@@ -1740,25 +1756,16 @@ static void pidx_st_grow(struct pidx_st *st)
 			if (!(i & 63))
 				cond_resched();
 		}
-		/* describe() lets a resize under way finish first */
-		before = resizes;
-		resizes = pidx_st_describe_u32(st, c.idx, "resizes=");
-		if (resizes >= 0)
-			CHECK_EQ(st, resizes > before, true,
-				 "resizes while the index grew");
-		buckets_hi = pidx_st_describe_u32(st, c.idx, "buckets=");
+		buckets_hi = pidx_st_resized(st, c.idx, &resizes,
+					     "resizes while the index grew");
 		for (i = ST_GROW_HIGH - 1; i >= ST_GROW_LOW; i--) {
 			if (pidx_st_remove(st->ops, c.idx, keys[i]))
 				errors++;
 			if (!(i & 63))
 				cond_resched();
 		}
-		before = resizes;
-		resizes = pidx_st_describe_u32(st, c.idx, "resizes=");
-		if (resizes >= 0)
-			CHECK_EQ(st, resizes > before, true,
-				 "resizes while the index shrank");
-		buckets_lo = pidx_st_describe_u32(st, c.idx, "buckets=");
+		buckets_lo = pidx_st_resized(st, c.idx, &resizes,
+					     "resizes while the index shrank");
 	}
 	WRITE_ONCE(t.stop, true);
 	pidx_st_team_end(&t);

@@ -171,28 +171,29 @@ fi
 check_figs compare "$tmp/cmp" "compare_"
 expect_error "compare needs two dirs" --compare --out "$tmp/x" "$FIX"
 
-# --- FAILED rows are left out with one warning ----------------------------
-fixture_copy "$tmp/failed"
-vcol=$(col verified)
-awk -F, -v OFS=, -v c="$vcol" 'NR == 2 || NR == 3 { $c = "FAILED" } 1' \
-	"$FIX/results.csv" >"$tmp/failed/results.csv"
-run_plot failed --out "$tmp/failed/plots" "$tmp/failed"
-if [[ $rc -eq 0 ]] && grep -q '^plot.py: warning: .*left out 2 row(s) with verified=FAILED' "$tmp/failed.err"; then
-	pass "verified=FAILED rows excluded with a warning"
-else
-	fail "verified=FAILED rows excluded with a warning" "expected exit 0 and a warning counting 2 rows, saw $rc and '$(tr '\n' '|' <"$tmp/failed.err")'"
-fi
+# plot_excludes NAME COLUMN ROWS VALUE WARNING: the fixture with VALUE in
+# COLUMN of the rows the awk condition ROWS picks must plot (exit 0) with
+# one warning, WARNING, that says what was left out
+plot_excludes() {
+	local name=$1 c=$2 rows=$3 value=$4 warning=$5 what
+	what="$name rows excluded with a warning ($warning)"
+	fixture_copy "$tmp/$name"
+	awk -F, -v OFS=, -v c="$(col "$c")" -v v="$value" "$rows { \$c = v } 1" \
+		"$FIX/results.csv" >"$tmp/$name/results.csv"
+	run_plot "$name" --out "$tmp/$name/plots" "$tmp/$name"
+	if [[ $rc -eq 0 ]] && grep -qF "$warning" "$tmp/$name.err" &&
+		[[ $(grep -c '^plot.py: warning: ' "$tmp/$name.err") -eq 1 ]]; then
+		pass "$what"
+	else
+		fail "$what" "expected exit 0 and one warning, saw $rc and '$(tr '\n' '|' <"$tmp/$name.err")'"
+	fi
+}
 
-# --- rows run under fault injection are left out with one warning ---------
-fixture_copy "$tmp/faulted"
-awk -F, -v OFS=, -v c="$(col extra)" 'NR == 2 || NR == 4 || NR == 5 { $c = "faults=failslab;nomem=3;prefill_nomem=0" } 1' \
-	"$FIX/results.csv" >"$tmp/faulted/results.csv"
-run_plot faulted --out "$tmp/faulted/plots" "$tmp/faulted"
-if [[ $rc -eq 0 ]] && grep -q '^plot.py: warning: .*left out 3 row(s) run under fault injection' "$tmp/faulted.err"; then
-	pass "rows under fault injection excluded with a warning"
-else
-	fail "rows under fault injection excluded with a warning" "expected exit 0 and a warning counting 3 rows, saw $rc and '$(tr '\n' '|' <"$tmp/faulted.err")'"
-fi
+# --- FAILED rows, and rows run under fault injection, are left out --------
+plot_excludes failed verified 'NR == 2 || NR == 3' FAILED \
+	'left out 2 row(s) with verified=FAILED'
+plot_excludes faulted extra 'NR == 2 || NR == 4 || NR == 5' \
+	'faults=failslab;nomem=3;prefill_nomem=0' 'left out 3 row(s) run under fault injection'
 fixture_copy "$tmp/allfaulted"
 awk -F, -v OFS=, -v c="$(col extra)" 'NR > 1 { $c = "faults=failslab" } 1' \
 	"$FIX/results.csv" >"$tmp/allfaulted/results.csv"

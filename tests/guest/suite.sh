@@ -87,6 +87,11 @@ last_run_rows() {
 		END { for (i in row) if (run[i] == last) print row[i] }' "$D/results.csv"
 }
 
+# How many rows of the last run are not verified=yes.
+unverified_rows() {
+	last_run_rows | awk -F, '$28 != "yes"' | wc -l
+}
+
 t_load() {
 	if insmod "$KO" ops=500; then
 		pass load
@@ -356,7 +361,7 @@ t_rt_defaults() {
 	for wl in lookup iterate; do
 		set_all workload=$wl
 		expect "ipi $wl storm runs on PREEMPT_RT" ok "$(wr testcase run)"
-		v=$(last_run_rows | awk -F, '$28 != "yes"' | wc -l)
+		v=$(unverified_rows)
 		expect "ipi $wl rows all verified" 0 "$v"
 	done
 	before=$(dmesg | grep -c 'run refused (-22): .*PREEMPT_RT.*echo kthread > mode')
@@ -462,7 +467,7 @@ t_busy() {
 	fi
 	wait $bgpid
 	expect "the background run completed" 0 "$(cat /tmp/bg-run.rc)"
-	v=$(last_run_rows | awk -F, '$28 != "yes"' | wc -l)
+	v=$(unverified_rows)
 	expect "background run rows all verified" 0 "$v"
 	expect "module still loaded after refused rmmod" 1 "$(grep -c '^pidx ' /proc/modules)"
 	set_all mode=ipi keys=1024 pid_max=32768 ops=500 repeat=1
@@ -602,7 +607,7 @@ t_visits() {
 t_pmu() {
 	set_all indexes=all workload=lookup mode=kthread cpus=all keys=1024 ops=20000 repeat=1 pmu=auto
 	expect "pmu=auto: run succeeds" ok "$(wr testcase run)"
-	v=$(last_run_rows | awk -F, '$28 != "yes"' | wc -l)
+	v=$(unverified_rows)
 	expect "pmu=auto: every row verified" 0 "$v"
 	if grep -q 'no PMU' $D/test_result; then
 		na=0
@@ -695,7 +700,7 @@ t_node_interleave() {
 	for mode in ipi kthread; do
 		set_all mode=$mode
 		expect "node interleave ($nn node(s), $mode): run succeeds" ok "$(wr testcase run)"
-		v=$(last_run_rows | awk -F, '$28 != "yes"' | wc -l)
+		v=$(unverified_rows)
 		expect "node interleave ($mode): every row verified" 0 "$v"
 	done
 	if [ "$nn" = 1 ]; then
