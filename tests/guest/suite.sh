@@ -536,7 +536,7 @@ t_visits() {
 	vkeys="1024 32768"
 	[ "$LEVEL" = debug ] && vkeys=1024
 	for k in $vkeys; do
-		set_all keys=$k
+		set_all keys="$k"
 		wr testcase run >/dev/null
 		# nodes are fixed by the seed (lines also depend on where the slab put
 		# them); but hash resizes from a worker, so whether a lookup meets a
@@ -555,10 +555,10 @@ t_visits() {
 			fail "visits: hash twice (keys $k)" "within 2% of '$h1', saw '$h2'"
 		fi
 		# L = log4(keys) levels for p = 1/4 (busybox awk has no log())
-		l4=$(awk -v k=$k 'BEGIN { while (k >= 4) { k /= 4; l++ } print l + (k - 1) / 3 }')
+		l4=$(awk -v k="$k" 'BEGIN { while (k >= 4) { k /= 4; l++ } print l + (k - 1) / 3 }')
 		# the IDR's height for ids below 2^12 is 2, below 2^18 is 3
 		h=2
-		[ $k -gt 4096 ] && h=3
+		[ "$k" -gt 4096 ] && h=3
 		for ix in $INDEXES; do
 			m=$(col "$ix" visits_per_op)
 			x=$(col "$ix" visits_max)
