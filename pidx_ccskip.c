@@ -66,6 +66,7 @@
 #include <linux/string.h>
 
 #include "pidx.h"
+#include "pidx_compat.h"
 
 #define CCS_B_DEFAULT		16
 #define CCS_LEVELS_MAX		PIDX_SL_LEVELS_MAX

@@ -110,6 +110,7 @@
 #include <linux/workqueue.h>
 
 #include "pidx.h"
+#include "pidx_compat.h"
 
 /* 64 buckets, 512 bytes: the size of an empty index, and the smallest. */
 #define PIDX_HASH_MIN_SHIFT	6

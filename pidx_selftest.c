@@ -26,6 +26,7 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include "pidx_engine.h"
+#include "pidx_compat.h"
 
 struct pidx_st {
 	const struct pidx_ops *ops;
