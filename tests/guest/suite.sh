@@ -837,6 +837,14 @@ setrun() {
 # Every accepted value of every setting, each followed by a short run (and a
 # selftest under the settings that shape the indexes), on whatever CPUs and
 # nodes the guest has: each write and run answers ok or a clear error.
+# settings_selftest WHAT: the selftest passes under the settings just made;
+# if not, the checks that failed are shown
+settings_selftest() {
+	r=$(wr testcase selftest)
+	expect "settings: selftest with $1" ok "$r"
+	[ "$r" = ok ] || grep -B1 -A3 'FAIL' $D/test_result | head -n 20
+}
+
 t_settings() {
 	nn=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)
 	base="indexes=all workload=lookup mix=90/5/5 keys=256 pid_max=32768 ops=32 mode=ipi cpus=all repeat=1 seed=1 fork_window=16 sl_p=4 sl_max_level=0 rb_level=0 trace_visits=0 node=any pmu=auto"
@@ -919,10 +927,10 @@ t_settings() {
 	other=1
 	[ "$nn" -lt 2 ] && other=0
 	set_all sl_p=16 sl_max_level=8 rb_level=1 seed=18446744073709551615 node=interleave
-	expect "settings: selftest with sl_p 16, sl_max_level 8, rb_level 1, seed max, node interleave" ok "$(wr testcase selftest)"
+	settings_selftest "sl_p 16, sl_max_level 8, rb_level 1, seed max, node interleave"
 	if [ "$nn" -ge 2 ]; then
 		set_all sl_p=2 sl_max_level=16 rb_level=16 seed=0 node=$other
-		expect "settings: selftest with sl_p 2, sl_max_level 16, rb_level 16, seed 0, node $other" ok "$(wr testcase selftest)"
+		settings_selftest "sl_p 2, sl_max_level 16, rb_level 16, seed 0, node $other"
 	fi
 	# shellcheck disable=SC2086
 	set_all $base
