@@ -366,7 +366,6 @@ out:
 	bitmap_free(o.bits);
 }
 
-/* random operations, each return value against the oracle */
 /*
  * A sanitizer reports a bad access the first time it happens, and under KASAN
  * or KCSAN every operation costs ten times as much: a fifth of the long
@@ -379,6 +378,7 @@ out:
 #define ST_RANDOM_OPS		100000
 #endif
 
+/* random operations, each return value against the oracle */
 static void pidx_st_random(struct pidx_st *st, u32 pid_max, u32 nops)
 {
 	struct pidx_oracle o;
@@ -1884,6 +1884,7 @@ unsigned int pidx_selftest_index(const struct pidx_ops *ops,
  */
 int pidx_selftest(bool races_only)
 {
+	enum pidx_last_cmd cmd = races_only ? PIDX_CMD_RACETEST : PIDX_CMD_SELFTEST;
 	unsigned int i, checks, failed = 0, total = 0;
 	unsigned long indexes = 0;
 
@@ -1895,7 +1896,7 @@ int pidx_selftest(bool races_only)
 		if (!pidx_index_table[i]->no_contents)
 			indexes |= pidx_cfg.indexes & BIT(i);
 	if (!indexes) {
-		pidx_last_cmd = races_only ? PIDX_CMD_RACETEST : PIDX_CMD_SELFTEST;
+		pidx_last_cmd = cmd;
 		pidx_last_rc = -EINVAL;
 		pidx_last_why = "indexes holds no index with contents to check";
 		mutex_unlock(&pidx_cfg_lock);
@@ -1918,7 +1919,7 @@ int pidx_selftest(bool races_only)
 			total - failed, total, failed ? "FAILED" : "ok");
 	mutex_lock(&pidx_cfg_lock);
 	pidx_running = false;
-	pidx_last_cmd = races_only ? PIDX_CMD_RACETEST : PIDX_CMD_SELFTEST;
+	pidx_last_cmd = cmd;
 	pidx_last_rc = failed ? -EUCLEAN : 0;
 	pidx_last_why = failed ? "checks failed: see test_result" : "";
 	pidx_selftest_publish();

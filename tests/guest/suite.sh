@@ -834,9 +834,6 @@ setrun() {
 	fi
 }
 
-# Every accepted value of every setting, each followed by a short run (and a
-# selftest under the settings that shape the indexes), on whatever CPUs and
-# nodes the guest has: each write and run answers ok or a clear error.
 # settings_selftest WHAT: the selftest passes under the settings just made;
 # if not, the checks that failed are shown
 settings_selftest() {
@@ -845,6 +842,9 @@ settings_selftest() {
 	[ "$r" = ok ] || grep -B1 -A3 'FAIL' $D/test_result | head -n 20
 }
 
+# Every accepted value of every setting, each followed by a short run (and a
+# selftest under the settings that shape the indexes), on whatever CPUs and
+# nodes the guest has: each write and run answers ok or a clear error.
 t_settings() {
 	nn=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)
 	base="indexes=all workload=lookup mix=90/5/5 keys=256 pid_max=32768 ops=32 mode=ipi cpus=all repeat=1 seed=1 fork_window=16 sl_p=4 sl_max_level=0 rb_level=0 trace_visits=0 node=any pmu=auto"
