@@ -266,18 +266,26 @@ static int pidx_rbskip_first_ge(struct pidx_rbskip *rb, u32 key)
 		hi = NULL;
 		rbn = READ_ONCE(rb->tree[i].rb_node);
 		while (rbn) {
+			struct rb_node *left, *right;
+			bool above;
+
 			l = container_of(rbn, struct pidx_rb_link, rb[i]);
 			pidx_visit_node(rbn, sizeof(*rbn));
 			pidx_visit_more(&l->key, sizeof(l->key));
-			if (l->key > key) {
-				hi = l;
-				rbn = READ_ONCE(rbn->rb_left);
-			} else if (l->key < key) {
-				lo = l;
-				rbn = READ_ONCE(rbn->rb_right);
-			} else {
+			if (unlikely(l->key == key))
 				break;
-			}
+			/*
+			 * For random keys, which way to go is a coin toss at
+			 * every level, so a branch on it mispredicts half the
+			 * time; both children share the line just read, and
+			 * selects (cmov) keep the walk free of that branch.
+			 */
+			left = READ_ONCE(rbn->rb_left);
+			right = READ_ONCE(rbn->rb_right);
+			above = l->key > key;
+			hi = above ? l : hi;
+			lo = above ? lo : l;
+			rbn = above ? left : right;
 		}
 		if (pidx_latch_retry(&rb->seq, seq))
 			continue;
