@@ -171,7 +171,15 @@ kcsan_dense() {
 t_kcsan_storms() {
 	set_all indexes=rbskip keys=512 ops=20000 repeat=2 pid_max=4096 cpus=all \
 		workload=mixed mix=50/25/25 mode=kthread
-	expect "kcsan: rbskip mixed 50/25/25 storm, dense watchpoints" ok "$(kcsan_dense wr testcase run)"
+	# a report needs the other vCPU to run inside a watchpoint's delay,
+	# which a loaded host makes rarer: storm again until one comes
+	i=1
+	while :; do
+		expect "kcsan: rbskip mixed 50/25/25 storm $i, dense watchpoints" ok "$(kcsan_dense wr testcase run)"
+		dmesg | grep -q 'BUG: KCSAN: data-race in pidx_rbskip' && break
+		[ $i -lt 5 ] || break
+		i=$((i + 1))
+	done
 }
 
 # Every index's writers against its readers and each other, same-key inserts
@@ -502,19 +510,21 @@ t_dense() {
 			fail "dense alloc $ix" "under 10x of $s ns/op, saw $d"
 		fi
 	done
-	# a full space: every alloc fails, each quickly
+	# a full space: every alloc fails, each quickly; the median op (p50),
+	# since a search of the whole space slows every op while a host stall
+	# in a 15 ms storm only moves the mean
 	set_all workload=mixed mix=0/100/0 keys=32700 ops=2000
 	wr testcase run >/dev/null
 	for ix in $INDEXES; do
-		row=$(last_run_rows | awk -F, -v ix="$ix" '$2 == ix { print $14, int($17), $28 }')
+		row=$(last_run_rows | awk -F, -v ix="$ix" '$2 == ix { print $14, int($21), $28 }')
 		echo "full-space $ix: fails, ns/op, verified = $row"
 		f=$(echo "$row" | cut -d' ' -f1)
 		n=$(echo "$row" | cut -d' ' -f2)
 		v=$(echo "$row" | cut -d' ' -f3)
 		if [ "${f:-0}" -ge $((NCPUS * 2000 - 67)) ] && [ "${n:-999999}" -lt 100000 ] && [ "$v" = yes ]; then
-			pass "alloc in a full space fails promptly with ENOSPC ($ix: $n ns/op)"
+			pass "alloc in a full space fails promptly with ENOSPC ($ix: median $n ns/op)"
 		else
-			fail "full space $ix" "fails >= $((NCPUS * 2000 - 67)), ns/op < 100000, verified, saw '$row'"
+			fail "full space $ix" "fails >= $((NCPUS * 2000 - 67)), median ns/op < 100000, verified, saw '$row'"
 		fi
 	done
 	set_all keys=1024 workload=lookup mix=90/5/5 ops=500 fork_window=64 mode=ipi
@@ -721,7 +731,9 @@ t_node_interleave() {
 # test_result read over and over while selftests and resets replace and free
 # the log it shows: every read must be one whole text (a finished selftest's
 # log, the results, or "no results"), never a log being written or freed,
-# and none may wait behind the selftest.
+# and none may wait behind the selftest: a read that did would take the rest
+# of it, and a selftest of idr alone lasts its 4.4 s of time boxes or more
+# (a read takes about 0.1 s).
 t_result_race() {
 	rm -f /tmp/rr.stop /tmp/rr.n
 	# one index: the race is on the log, which every selftest frees and
@@ -732,7 +744,7 @@ t_result_race() {
 		while [ ! -e /tmp/rr.stop ]; do
 			t0=$(now10)
 			out=$(cat $D/test_result)
-			[ $(($(now10) - t0)) -gt 100 ] && slow=$((slow + 1))
+			[ $(($(now10) - t0)) -gt 20 ] && slow=$((slow + 1))
 			n=$((n + 1))
 			case $out in
 			*"checks passed: "*) ;;
@@ -747,9 +759,11 @@ t_result_race() {
 		echo "$n $bad $slow" >/tmp/rr.n
 	) &
 	bg=$!
+	t0=$(now10)
 	expect "result race: selftest" ok "$(wr testcase selftest)"
 	# the second one frees the first one's log while it is being read
 	expect "result race: selftest again" ok "$(wr testcase selftest)"
+	t=$(($(now10) - t0))
 	expect "result race: reset right after the selftest" ok "$(wr testcase reset)"
 	i=0
 	while [ $i -lt 50 ]; do
@@ -762,7 +776,12 @@ t_result_race() {
 	read -r n bad slow </tmp/rr.n
 	echo "result race: $n reads of test_result"
 	expect "result race: every read was one whole text ($n reads)" 0 "$bad"
-	expect "result race: no read waited 10 s behind a selftest" 0 "$slow"
+	expect "result race: no read took 2 s, under half a selftest" 0 "$slow"
+	if [ "$t" -ge 80 ]; then
+		pass "result race: the two selftests took $((t / 10)).$((t % 10)) s, so a read waiting behind one would show"
+	else
+		fail "result race: selftests" "8 s or more for two, so that a read waiting behind one takes over 2 s, saw $((t / 10)).$((t % 10)) s"
+	fi
 	expect "result race: after reset" "no results: write run to testcase" "$(cat $D/test_result)"
 }
 
@@ -1308,19 +1327,22 @@ timed() {
 # early and leave nothing behind.
 t_prefill_long() {
 	ht=$(cat /proc/sys/kernel/hung_task_timeout_secs)
-	# 2 s, twice the prefill's 1 s timed wait: a plain wait_for_completion()
-	# is reported, a timed one never is (CI's host filled 3M keys in 9 s)
-	echo 2 >/proc/sys/kernel/hung_task_timeout_secs
+	# 3 s, three times the prefill's 1 s timed wait: a plain
+	# wait_for_completion() is reported, a timed one never is (CI's host
+	# filled 3M keys in 9 s); not 2 s, which a grace period or a vCPU
+	# without a host CPU for a second can reach on a loaded host
+	echo 3 >/proc/sys/kernel/hung_task_timeout_secs
 	set_all indexes=skiplist workload=lookup mode=kthread cpus=all pid_max=4194304 keys=3145728 ops=100 repeat=1
 	t0=$(now10)
 	expect "long prefill: run succeeds" ok "$(wr testcase run)"
 	t=$(($(now10) - t0))
 	echo "long prefill: skiplist, 3145728 keys: run took $((t / 10)).$((t % 10)) s"
+	echo "$ht" >/proc/sys/kernel/hung_task_timeout_secs
 	# the detector reports a task blocked for one timeout within two
-	if [ "$t" -gt 40 ]; then
-		pass "long prefill outlasted twice the 2 s hung-task timeout ($((t / 10)) s)"
+	if [ "$t" -gt 60 ]; then
+		pass "long prefill outlasted twice the 3 s hung-task timeout ($((t / 10)) s)"
 	else
-		fail "long prefill" "a run over 4 s, so that the test means something, saw $((t / 10)).$((t % 10)) s"
+		fail "long prefill" "a run over 6 s, so that the test means something, saw $((t / 10)).$((t % 10)) s"
 	fi
 	expect "long prefill: row verified" yes "$(col skiplist verified)"
 	runs=$(awk '/^runs:/ { print $2 }' $D/testcase)
