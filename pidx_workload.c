@@ -272,6 +272,11 @@ static void pidx_op_fork(struct pidx_worker *w)
 			pidx_worker_error(w, 0, "alloc returned an unexpected error");
 		return;
 	}
+	/* the oracle's bitmap is pid_max bits: a number past it is no PID */
+	if (pid < 1 || pid >= s->cfg->pid_max) {
+		pidx_worker_error(w, pid, "alloc returned a number outside [1, pid_max)");
+		return;
+	}
 	rcu_read_lock();
 	for (i = 0; i < PIDX_FORK_LOOKUPS; i++)
 		hit &= s->ops->lookup(s->idx, pid);
@@ -447,6 +452,8 @@ int pidx_plan(const struct pidx_config *cfg, unsigned int ncpus,
 		dels = DIV_ROUND_UP((u64)cfg->ops * cfg->mix[PIDX_MIX_DELETE], 100);
 		*slice = min_t(u32, dels, cfg->keys / (2 * ncpus));
 		*ring_cap = *slice + (cfg->mix[PIDX_MIX_INSERT] ? cfg->ops : 0);
+		/* a CPU cannot own more PIDs than the space has: ops may be 1e7 */
+		*ring_cap = min_t(u64, *ring_cap, space);
 		break;
 	case PIDX_WL_FORK:
 		*ring_cap = cfg->fork_window + 1;

@@ -371,6 +371,25 @@ user_tests() {
 	else
 		fail "user: broken index build" "a pidx-user with a broken idr lookup, saw: $(tail -n 2 "$u/broken.log" | tr '\n' ' ')"
 	fi
+	# an alloc that hands out a number past pid_max: the fork storm must name
+	# it, not set that bit in the oracle's pid_max-bit bitmap (a heap overrun)
+	cp -a "$SRC" "$u/badalloc"
+	perl -0pi -e 's/idr_ref_visits\(r, nr\);\n\treturn nr;\n\}\n\nstatic int idr_ref_insert/idr_ref_visits(r, nr);\n\treturn nr > 2100 && !(nr % 7) ? nr + r->pid_max : nr;\n}\n\nstatic int idr_ref_insert/' \
+		"$u/badalloc/pidx_idr_ref.c"
+	if grep -q 'nr + r->pid_max' "$u/badalloc/pidx_idr_ref.c" &&
+		make -C "$u/badalloc" user KDIR="$KDIR" >"$u/badalloc.log" 2>&1; then
+		"$u/badalloc/user/pidx-user" --indexes idr,skiplist --workload fork --keys 2K \
+			--ops 2000 --cpus 0 --csv "$u/badalloc.csv" >"$u/badalloc.out" 2>&1
+		ok=$?
+		if [ "$ok" = 1 ] && grep -q '^idr .*FAILED (.*outside \[1, pid_max)' "$u/badalloc.out" &&
+			awk -F, '$2 == "skiplist" && $28 == "yes"' "$u/badalloc.csv" | grep -q .; then
+			pass "user: a fork storm names an alloc past pid_max; skiplist verified"
+		else
+			fail "user: alloc past pid_max" "exit 1, idr FAILED naming 'outside [1, pid_max)', skiplist yes, saw exit $ok: $(grep -E '^(idr|skiplist) ' "$u/badalloc.out" | cut -c1-200 | tr '\n' ' ')"
+		fi
+	else
+		fail "user: broken alloc build" "a pidx-user whose idr alloc returns numbers past pid_max, saw: $(tail -n 2 "$u/badalloc.log" | tr '\n' ' ')"
+	fi
 }
 
 dkms_tests() {
