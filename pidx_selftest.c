@@ -9,6 +9,7 @@
  */
 #include <linux/bitmap.h>
 #include <linux/completion.h>
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
@@ -1531,10 +1532,29 @@ static void pidx_st_irq(struct pidx_st *st)
 		goto out_wcpus;
 	if (pidx_oracle_init(&o, ST_IRQ_PID_MAX))
 		goto out_tcpus;
+	c.cpu = kcalloc(nr_cpu_ids, sizeof(*c.cpu), GFP_KERNEL);
+	c.odd = bitmap_zalloc(ST_IRQ_PID_MAX, GFP_KERNEL);
+	/* before cpus_read_lock(): kmem_cache_create() takes it too */
+	c.idx = pidx_st_create(st, ST_IRQ_PID_MAX);
+	if (!c.cpu || !c.odd || !c.idx)
+		goto out;
+	for (k = 2, ret = 0; k < ST_IRQ_SPAN; k += 2) {
+		ret += !!pidx_st_insert(st->ops, c.idx, k);
+		pidx_oracle_insert(&o, k);
+	}
+	CHECK_EQ(st, ret, 0, "inserts of stable keys that failed");
+
+	/*
+	 * The split of CPUs must hold until the timers are cancelled: a timer
+	 * CPU going offline hands its pinned timer to the CPU that tears it
+	 * down, and a reader that waits for writers must never interrupt one.
+	 */
+	cpus_read_lock();
 	cpumask_copy(wcpus, cpu_online_mask);
 	cpumask_copy(tcpus, wcpus);
 	if (st->ops->readers_may_wait) {
 		if (cpumask_weight(wcpus) < 2) {
+			cpus_read_unlock();
 			pidx_log_printf(st->log,
 					"  irq readers: skipped: %s readers may wait for a writer, and one CPU has no other to interrupt\n",
 					st->ops->name);
@@ -1547,16 +1567,10 @@ static void pidx_st_irq(struct pidx_st *st)
 	}
 	c.nwriters = max(2U, cpumask_weight(wcpus));
 	it = kcalloc(c.nwriters, sizeof(*it), GFP_KERNEL);
-	c.cpu = kcalloc(nr_cpu_ids, sizeof(*c.cpu), GFP_KERNEL);
-	c.odd = bitmap_zalloc(ST_IRQ_PID_MAX, GFP_KERNEL);
-	c.idx = pidx_st_create(st, ST_IRQ_PID_MAX);
-	if (!it || !c.cpu || !c.odd || !c.idx)
+	if (!it) {
+		cpus_read_unlock();
 		goto out;
-	for (k = 2, ret = 0; k < ST_IRQ_SPAN; k += 2) {
-		ret += !!pidx_st_insert(st->ops, c.idx, k);
-		pidx_oracle_insert(&o, k);
 	}
-	CHECK_EQ(st, ret, 0, "inserts of stable keys that failed");
 	for_each_cpu(cpu, tcpus) {
 		hrtimer_init(&c.cpu[cpu].timer, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_REL_PINNED_HARD);
@@ -1576,6 +1590,7 @@ static void pidx_st_irq(struct pidx_st *st)
 	WRITE_ONCE(c.stop, true);
 	for_each_cpu(cpu, tcpus)
 		hrtimer_cancel(&c.cpu[cpu].timer);
+	cpus_read_unlock();
 	if (!CHECK_EQ(st, ret, 0, "starting the writer threads"))
 		goto out;
 
