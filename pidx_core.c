@@ -1154,6 +1154,7 @@ void pidx_reset(void)
 	kvfree(pidx_selftest_shown.buf);
 	pidx_selftest_shown = (struct pidx_log){};
 	pidx_last_cmd = PIDX_CMD_RESET;
+	pidx_run_skipped = 0;
 	pidx_last_rc = 0;
 	pidx_last_why = "";
 	mutex_unlock(&pidx_cfg_lock);

@@ -3,7 +3,7 @@
  * /sys/kernel/debug/pidx/: the control files, and module parameters that
  * take the same words.  Every write is parsed into a copy of the settings and
  * copied back only when the whole value is valid, so a refused write changes
- * nothing.  Writes while a run holds pidx_run_lock get -EBUSY.
+ * nothing.  Writes while a run or selftest is in flight get -EBUSY.
  */
 #include <linux/cpu.h>
 #include <linux/debugfs.h>
@@ -338,18 +338,26 @@ static int pidx_get_user_word(const char __user *ubuf, size_t count,
 	return **word ? 0 : -EINVAL;
 }
 
-/* one setting at a time: writers hold pidx_run_lock */
+/* one setting at a time: writers hold pidx_cfg_lock */
 static struct pidx_config pidx_cfg_new;
 
+/*
+ * A run or selftest copies the settings and sets pidx_running under
+ * pidx_cfg_lock, so testing pidx_running here refuses exactly the writes
+ * that would land while one is in flight; two settings writers only wait
+ * for each other.
+ */
 static int pidx_apply_setting(const struct pidx_setting *set, char *val)
 {
-	int ret;
+	int ret = -EBUSY;
 
 	mutex_lock(&pidx_cfg_lock);
-	pidx_cfg_new = pidx_cfg;
-	ret = set->parse(&pidx_cfg_new, val);
-	if (!ret)
-		pidx_cfg = pidx_cfg_new;
+	if (!pidx_running) {
+		pidx_cfg_new = pidx_cfg;
+		ret = set->parse(&pidx_cfg_new, val);
+		if (!ret)
+			pidx_cfg = pidx_cfg_new;
+	}
 	mutex_unlock(&pidx_cfg_lock);
 	return ret;
 }
@@ -365,14 +373,8 @@ static ssize_t pidx_setting_write(struct file *file, const char __user *ubuf,
 	if (!buf)
 		return -ENOMEM;
 	ret = pidx_get_user_word(ubuf, count, buf, &val);
-	if (!ret) {
-		if (!mutex_trylock(&pidx_run_lock)) {
-			ret = -EBUSY;
-		} else {
-			ret = pidx_apply_setting(set, val);
-			mutex_unlock(&pidx_run_lock);
-		}
-	}
+	if (!ret)
+		ret = pidx_apply_setting(set, val);
 	kfree(buf);
 	return ret ? ret : count;
 }
@@ -400,6 +402,57 @@ static const struct file_operations pidx_setting_fops = {
 	.open		= pidx_setting_open,
 	.read		= seq_read,
 	.write		= pidx_setting_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+/*
+ * stall_test (tests only): milliseconds the next storm's first batch spins,
+ * with interrupts off in ipi mode.  Validated like a setting, and kept under
+ * the kernel's hard-lockup and RCU-stall thresholds (10 s and 21 s by
+ * default), so that it proves the module's own bound and nothing else.
+ */
+static ssize_t pidx_stall_test_write(struct file *file, const char __user *ubuf,
+				     size_t count, loff_t *ppos)
+{
+	char *buf, *val;
+	u32 ms;
+	int ret;
+
+	buf = kmalloc(PIDX_WRITE_MAX, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	ret = pidx_get_user_word(ubuf, count, buf, &val);
+	if (!ret)
+		ret = pidx_parse_u32(val, 0, PIDX_STALL_TEST_MAX_MS, &ms);
+	kfree(buf);
+	if (ret)
+		return ret;
+	mutex_lock(&pidx_cfg_lock);
+	if (pidx_running)
+		ret = -EBUSY;
+	else
+		WRITE_ONCE(pidx_stall_test_ms, ms);
+	mutex_unlock(&pidx_cfg_lock);
+	return ret ? ret : count;
+}
+
+static int pidx_stall_test_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%u\n", READ_ONCE(pidx_stall_test_ms));
+	return 0;
+}
+
+static int pidx_stall_test_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, pidx_stall_test_show, NULL);
+}
+
+static const struct file_operations pidx_stall_test_fops = {
+	.owner		= THIS_MODULE,
+	.open		= pidx_stall_test_open,
+	.read		= seq_read,
+	.write		= pidx_stall_test_write,
 	.llseek		= seq_lseek,
 	.release	= single_release,
 };
@@ -552,6 +605,8 @@ static void pidx_show_bounds(struct seq_file *m, const struct pidx_result *r)
 	u64 round = 0, irqs_off = 0;
 
 	list_for_each_entry_from(s, &pidx_results, node) {
+		if (s->run != r->run)
+			break;
 		round = max(round, s->round_max_ns);
 		irqs_off = max(irqs_off, s->irqs_off_max_ns);
 	}
@@ -580,11 +635,14 @@ static void pidx_show_more(struct seq_file *m, struct list_head *first)
 		seq_printf(m, "%-9s %3s %12s %10s %12s %10s\n", "index", "rep",
 			   "nodes_mean", "nodes_max", "lines_mean", "lines_max");
 		s = r;
-		list_for_each_entry_from(s, &pidx_results, node)
+		list_for_each_entry_from(s, &pidx_results, node) {
+			if (s->run != r->run)
+				break;
 			seq_printf(m, "%-9s %3u %12s %10u %12s %10u\n", s->index,
 				   s->repeat, pidx_milli(&b[0], s->visits_milli),
 				   s->visits_max, pidx_milli(&b[1], s->lines_milli),
 				   s->lines_max);
+		}
 	}
 	if (r->pmu != PIDX_PMU_OFF) {
 		seq_printf(m, "\nCPU counters per op, kernel only (pmu=%s%s%s%s):\n%-9s %3s",
@@ -597,6 +655,8 @@ static void pidx_show_more(struct seq_file *m, struct list_head *first)
 		seq_putc(m, '\n');
 		s = r;
 		list_for_each_entry_from(s, &pidx_results, node) {
+			if (s->run != r->run)
+				break;
 			seq_printf(m, "%-9s %3u", s->index, s->repeat);
 			pidx_show_pmu(m, s, ' ');
 			seq_putc(m, '\n');
@@ -609,7 +669,7 @@ static void pidx_show_more(struct seq_file *m, struct list_head *first)
 		   *r->numa_note ? ")" : "", r->cpu_nodes);
 	s = r;
 	list_for_each_entry_from(s, &pidx_results, node)
-		if (!s->repeat)
+		if (s->run == r->run && !s->repeat)
 			seq_printf(m, "%-9s index objects per node (node:count) after prefill: %s\n",
 				   s->index, s->mem_nodes);
 }
@@ -627,6 +687,7 @@ static void pidx_show_summary(struct seq_file *m, struct list_head *first)
 	const struct pidx_result *r, *s;
 	struct pidx_milli b[3];
 	unsigned int n;
+	u32 run;
 	u64 *v;
 
 	v = kmalloc_array(PIDX_REPEAT_MAX, sizeof(*v), GFP_KERNEL);
@@ -634,13 +695,17 @@ static void pidx_show_summary(struct seq_file *m, struct list_head *first)
 		return;
 	seq_puts(m, "\nns/op over repeats: median [min..max]; extra\n");
 	r = list_entry(first, struct pidx_result, node);
+	run = r->run;
 	list_for_each_entry_from(r, &pidx_results, node) {
+		if (r->run != run)
+			break;
 		if (r->repeat)
 			continue;
 		n = 0;
 		s = r;
 		list_for_each_entry_from(s, &pidx_results, node)
-			if (s->index == r->index && n < PIDX_REPEAT_MAX)
+			if (s->run == run && s->index == r->index &&
+			    n < PIDX_REPEAT_MAX)
 				v[n++] = s->nsop_milli;
 		sort(v, n, sizeof(*v), pidx_cmp_u64, NULL);
 		seq_printf(m, "%-9s %s [%s..%s] n=%u%s; %s\n",
@@ -664,7 +729,9 @@ static void pidx_show_skipped(struct seq_file *m, unsigned long skipped)
 
 /*
  * Never waits for a run or selftest (they hold pidx_run_lock, not the locks
- * taken here only briefly): during one, the previous command's text.
+ * taken here only briefly): during a selftest, the previous command's text;
+ * during a run, its rows so far.  Every section shows one run's rows alone,
+ * though the next run may have added its first while this one was read.
  */
 static int pidx_result_show(struct seq_file *m, void *v)
 {
@@ -850,16 +917,6 @@ static void pidx_debugfs_file(const char *name, umode_t mode, void *data,
 		*err = PTR_ERR(d);
 }
 
-/* For a file whose debugfs_create_*() does not say whether it was made. */
-static void pidx_debugfs_found(const char *name, int *err)
-{
-	struct dentry *d = debugfs_lookup(name, pidx_dir);
-
-	if (!d && !*err)
-		*err = -ENOMEM;
-	dput(d);
-}
-
 int pidx_debugfs_init(void)
 {
 	unsigned int i;
@@ -876,9 +933,7 @@ int pidx_debugfs_init(void)
 	pidx_debugfs_file("results.csv", 0400, NULL, &pidx_csv_fops, &ret);
 	pidx_debugfs_file("available", 0400, NULL, &pidx_available_fops, &ret);
 	pidx_debugfs_file("memory", 0400, NULL, &pidx_memory_fops, &ret);
-	/* tests only: ms the next storm's first batch spins (irqs off in ipi) */
-	debugfs_create_u32("stall_test", 0600, pidx_dir, &pidx_stall_test_ms);
-	pidx_debugfs_found("stall_test", &ret);
+	pidx_debugfs_file("stall_test", 0600, NULL, &pidx_stall_test_fops, &ret);
 	for (i = 0; i < ARRAY_SIZE(pidx_settings); i++)
 		pidx_debugfs_file(pidx_settings[i].name, 0600,
 				  (void *)&pidx_settings[i], &pidx_setting_fops, &ret);

@@ -436,6 +436,12 @@ t_bad_input() {
 	bad cpus 5000 EINVAL
 	bad cpus "0,$((NCPUS + 7))" EINVAL
 	bad testcase runx EINVAL
+	# stall_test stays below the kernel's hard-lockup threshold (10 s)
+	for v in 9001 60000 -1 "garbage!" "" 99999999999999999999999; do
+		bad stall_test "$v" EINVAL
+	done
+	expect "good write accepted: stall_test 9000, then 0" "ok 9000 ok 0" \
+		"$(wr stall_test 9000) $(cat $D/stall_test) $(wr stall_test 0) $(cat $D/stall_test)"
 	expect "good write accepted: cpus 0" ok "$(wr cpus 0)"
 	expect "good write accepted: cpus all" ok "$(wr cpus all)"
 	expect "good write accepted: seed 0x10" "ok 16" "$(wr seed 0x10) $(cat $D/seed)"
@@ -464,6 +470,7 @@ t_busy() {
 	expect "run in flight shows state running" running "$(awk '/^state:/ { print $2 }' $D/testcase)"
 	bad keys 100 EBUSY
 	bad workload fork EBUSY
+	bad stall_test 100 EBUSY
 	expect "second concurrent run gives EBUSY" EBUSY "$(wr testcase run)"
 	expect "reset during a run gives EBUSY" EBUSY "$(wr testcase reset)"
 	expect "selftest during a run gives EBUSY" EBUSY "$(wr testcase selftest)"
@@ -478,6 +485,90 @@ t_busy() {
 	expect "background run rows all verified" 0 "$v"
 	expect "module still loaded after refused rmmod" 1 "$(grep -c '^pidx ' /proc/modules)"
 	set_all mode=ipi keys=1024 pid_max=32768 ops=500 repeat=1
+}
+
+# Settings writers wait for each other: -EBUSY means a run or selftest is in
+# flight, never another write (each write once took the run lock by trylock).
+t_setting_writers() {
+	set_all mode=kthread
+	n=2000
+	(
+		i=0 bad=0
+		while [ $i -lt $n ]; do
+			echo $((1000 + i % 7)) 2>/dev/null >$D/ops || bad=$((bad + 1))
+			i=$((i + 1))
+		done
+		echo $bad >/tmp/sw-ops.bad
+	) &
+	p1=$!
+	(
+		i=0 bad=0
+		while [ $i -lt $n ]; do
+			echo $((1 + i % 3)) 2>/dev/null >$D/repeat || bad=$((bad + 1))
+			i=$((i + 1))
+		done
+		echo $bad >/tmp/sw-repeat.bad
+	) &
+	p2=$!
+	i=0 bad=0
+	while [ $i -lt $n ]; do
+		echo $((i % 5)) 2>/dev/null >$D/stall_test || bad=$((bad + 1))
+		echo $((i % 2 ? 64 : 32)) 2>/dev/null >$D/fork_window || bad=$((bad + 1))
+		i=$((i + 1))
+	done
+	wait $p1 $p2
+	expect "$((4 * n)) settings writes from three writers at once, none refused" "0 0 0" \
+		"$(cat /tmp/sw-ops.bad) $(cat /tmp/sw-repeat.bad) $bad"
+	set_all ops=500 repeat=1 fork_window=64 stall_test=0 mode=ipi
+}
+
+# A reset forgets the last run whole, its "skipped" lines too: maple's writers
+# need interrupts on, so an ipi storm that writes skips it.
+t_reset_skipped() {
+	set_all indexes=idr,maple workload=mixed mode=ipi keys=1024 ops=500 repeat=1
+	expect "ipi mixed storm with maple runs" ok "$(wr testcase run)"
+	expect "test_result names maple as skipped" 1 "$(grep -c '^skipped: maple' $D/test_result)"
+	expect "reset accepted" ok "$(wr testcase reset)"
+	expect "after reset test_result is empty, no skipped line" "no results: write run to testcase" \
+		"$(cat $D/test_result)"
+	set_all indexes=all workload=lookup
+}
+
+# CPU hotplug during the selftest's concurrent phases, of every index: the
+# phases split and bind to the CPUs online when each starts.  The hard-irq
+# readers of maple (a reader may wait for a writer) keep off its writers'
+# CPU, and a timer CPU taken offline hands its pinned timer to the CPU that
+# takes it down: from the writers' CPU, onto them (the phase now holds
+# cpus_read_lock; the hang this could cause was not seen before it did).
+t_hotplug_racetest() {
+	if [ "$NCPUS" -lt 2 ] || [ ! -w /sys/devices/system/cpu/cpu1/online ]; then
+		fail "hotplug racetest" "a second CPU that can go offline, saw $NCPUS CPUs"
+		return
+	fi
+	echo 0 >/tmp/hp.stop
+	(
+		i=0
+		while [ "$(cat /tmp/hp.stop)" = 0 ]; do
+			taskset -c 0 sh -c "echo 0 >/sys/devices/system/cpu/cpu1/online; echo 1 >/sys/devices/system/cpu/cpu1/online" &&
+				i=$((i + 1))
+		done
+		echo "$i" >/tmp/hp.cycles
+	) &
+	hp=$!
+	set_all indexes=all
+	r1=$(wr testcase racetest)
+	set_all indexes=maple
+	r2=$(wr testcase racetest)
+	echo 1 >/tmp/hp.stop
+	wait $hp
+	echo 1 >/sys/devices/system/cpu/cpu1/online 2>/dev/null
+	echo "hotplug cycles during the racetests: $(cat /tmp/hp.cycles)"
+	grep -E '^(selftest:|  irq readers:.*maple|FAIL)' $D/test_result
+	expect "racetests of all indexes, then maple, with CPU 1 going off and on line" "ok ok" "$r1 $r2"
+	expect "CPU 1 taken offline during them" yes \
+		"$([ "$(cat /tmp/hp.cycles)" -gt 0 ] && echo yes)"
+	expect "CPU 1 online again" 1 "$(cat /sys/devices/system/cpu/cpu1/online)"
+	set_all indexes=all
 }
 
 # nsop INDEX: ns/op of INDEX in the last run (first repeat)
@@ -1431,6 +1522,9 @@ full)
 	timed t_pmu
 	timed t_dense
 	timed t_busy
+	timed t_setting_writers
+	timed t_reset_skipped
+	timed t_hotplug_racetest
 	timed t_node_interleave
 	timed t_settings
 	timed t_result_race
