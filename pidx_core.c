@@ -72,7 +72,7 @@ struct pidx_mem_account pidx_mem;
 struct pidx_config pidx_cfg;
 /* guards pidx_cfg and the last-command state against torn reads */
 DEFINE_MUTEX(pidx_cfg_lock);
-/* one run, selftest, reset or setting change at a time */
+/* one run, selftest or reset at a time */
 DEFINE_MUTEX(pidx_run_lock);
 LIST_HEAD(pidx_results);
 /* guards pidx_results: readers of results.csv may read during a run */

@@ -409,8 +409,7 @@ static const struct file_operations pidx_setting_fops = {
 /*
  * stall_test (tests only): milliseconds the next storm's first batch spins,
  * with interrupts off in ipi mode.  Validated like a setting, and kept under
- * the kernel's hard-lockup and RCU-stall thresholds (10 s and 21 s by
- * default), so that it proves the module's own bound and nothing else.
+ * the kernel's soft-lockup and RCU stall thresholds (PIDX_STALL_TEST_MAX_MS).
  */
 static ssize_t pidx_stall_test_write(struct file *file, const char __user *ubuf,
 				     size_t count, loff_t *ppos)

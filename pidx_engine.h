@@ -74,7 +74,9 @@ extern const char *const pidx_mode_names[PIDX_NR_MODES];
 #define PIDX_ROUND_BOUND_MS	5000U
 /*
  * stall_test (tests only): the next storm's first batch spins this long at
- * most, past the bound and below the kernel's hard-lockup threshold (10 s)
+ * most: past the bound, below the soft-lockup (20 s) and RCU stall (21 s)
+ * defaults.  An NMI hard-lockup detector, where there is one, may report a
+ * spin with interrupts off of 6 s or more (watchdog_thresh 10).
  */
 #define PIDX_STALL_TEST_MAX_MS	9000U
 
@@ -98,10 +100,10 @@ struct pidx_config {
 	enum pidx_pmu_mode pmu;
 };
 
-/* Settings: written only with pidx_run_lock held, read under pidx_cfg_lock. */
+/* Settings: written and read under pidx_cfg_lock; never while pidx_running. */
 extern struct pidx_config pidx_cfg;
 extern struct mutex pidx_cfg_lock;
-/* Held for the whole of a run or selftest: writes meanwhile get -EBUSY. */
+/* Held for the whole of a run, selftest or reset: one at a time. */
 extern struct mutex pidx_run_lock;
 
 enum pidx_verdict { PIDX_VERIFIED, PIDX_FAILED, PIDX_NOT_CHECKED };

@@ -452,8 +452,6 @@ int pidx_plan(const struct pidx_config *cfg, unsigned int ncpus,
 		dels = DIV_ROUND_UP((u64)cfg->ops * cfg->mix[PIDX_MIX_DELETE], 100);
 		*slice = min_t(u32, dels, cfg->keys / (2 * ncpus));
 		*ring_cap = *slice + (cfg->mix[PIDX_MIX_INSERT] ? cfg->ops : 0);
-		/* a CPU cannot own more PIDs than the space has: ops may be 1e7 */
-		*ring_cap = min_t(u64, *ring_cap, space);
 		break;
 	case PIDX_WL_FORK:
 		*ring_cap = cfg->fork_window + 1;
