@@ -29,26 +29,16 @@
  * holds pidmap_lock), so an on_each_cpu() callback never spins on a lock
  * its own CPU holds.
  *
- * Number ownership is a bitmap, as the kernel's pidmap was before 4.15: bit
- * k set means a writer has claimed k (it is being inserted, is present, or is
- * being removed).  Claiming with test_and_set_bit() is what keeps two
+ * Number ownership is the lock-free PID bitmap of pidx_pidmap.h, as the
+ * kernel's pidmap was before 4.15: claiming a number there is what keeps two
  * allocators from handing out one number, so the skip list insert itself
- * never meets its own key; a removal clears the bit after the last unlink.
- * A second bitmap has one bit per word of the first, set while that word is
- * full, so the search for a free number skips 4096 taken numbers per word it
- * reads: finding the first free number at or after the cursor costs one word
- * when the space there is sparse and pid_max / 4096 words when it is full
- * (8 words at pid_max 32768, 1024 at 4M), whatever the list holds, and
- * alloc() in a full space fails just as fast.  The price is pid_max / 8
- * bytes (+1/64) of bitmap: 4 KiB at 32768, 512 KiB at 4M.  A walk along
+ * never meets its own key; a removal releases the number after the last
+ * unlink.  Its summary of full words makes the search for a free number
+ * O(pid_max / 4096) words at worst, whatever the list holds.  A walk along
  * level 0 from the cursor instead would cost the length of the taken run
  * (29000 nodes after a wrap into a 90% full space); the classic skip list's
  * link spans make it O(log n) but every writer must then update spans on
  * every level of its path, i.e. hold the whole path, which is the one lock.
- *
- * The cursor is a 64-bit value, wraps in the high half, next number in the
- * low half, moved only forward with cmpxchg: of two racing allocators the
- * later number wins, and a wrap wins over every number of the lap before.
  *
  * Node: [rcu_head][word][next[0..h-1]] in one slab object of 32, 64, 128 or
  * 256 bytes aligned to its size.  The word holds the key, height, size class
@@ -67,7 +57,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
-#include <linux/bitmap.h>
 #include <linux/bitops.h>
 #include <linux/err.h>
 #include <linux/irqflags.h>
@@ -83,14 +72,13 @@
 #include <linux/string.h>
 
 #include "pidx.h"
+#include "pidx_pidmap.h"
 
 #define LZ_MAX_LEVEL		PIDX_SL_LEVELS_MAX
 #define LZ_NR_CLASSES		4
 #define LZ_CLASS_SIZE(cls)	(32U << (cls))
 /* verify() reports beyond this many only add to the count */
 #define LZ_REPORT_MAX		10
-/* searches of a full space that releases overlapped, before -ENOSPC anyway */
-#define LZ_CLAIM_PASSES		8
 
 /*
  * Bits of a node's word.  Once the node is published, the lock bit is taken
@@ -117,18 +105,13 @@ struct lz_pcpu {
 	long nr;
 	long bytes;
 	unsigned long retries;	/* validations that failed */
-	/* releases begun plus ended here: odd during one (lz_claim_any()) */
-	unsigned long releases;
 	long hist[LZ_MAX_LEVEL + 1];
 };
 
 struct lz {
 	/* read by everyone, written only by create */
 	struct lz_node *head;
-	unsigned long *map;	/* bit k: number k claimed */
-	unsigned long *full;	/* bit w: map word w is all ones */
 	struct lz_pcpu __percpu *pcpu;
-	u32 nwords;
 	u32 pid_max;
 	u32 max_level;
 	u32 p;
@@ -139,7 +122,8 @@ struct lz {
 
 	/* written by writers, each on its own line */
 	u32 top ____cacheline_aligned_in_smp;	/* tallest tower linked, a hint */
-	atomic64_t cursor ____cacheline_aligned_in_smp;
+	/* claimed numbers and the cursor, on lines of their own */
+	struct pidx_pidmap pm;
 };
 
 /*
@@ -501,130 +485,6 @@ static struct lz_node *lz_unlink(struct lz *lz, u32 key)
 	return victim;
 }
 
-/*
- * Claim number @k.  When that fills its bitmap word, mark the word full;
- * a removal may have freed a bit meanwhile and already looked at the full
- * bit, so look at the word again after setting it (each side writes, then
- * reads what the other writes: one of them sees the other's write).
- */
-static bool lz_claim(struct lz *lz, u32 k)
-{
-	unsigned int w = k / BITS_PER_LONG;
-
-	if (test_and_set_bit(k, lz->map))
-		return false;
-	if (READ_ONCE(lz->map[w]) == ~0UL) {
-		set_bit(w, lz->full);
-		/* full bit before the second look at the word */
-		smp_mb__after_atomic();
-		if (READ_ONCE(lz->map[w]) != ~0UL)
-			clear_bit(w, lz->full);
-	}
-	return true;
-}
-
-/*
- * After the last unlink: an allocator that claims @k never meets the old
- * node.  Interrupts off, so this CPU's releases never overlap.
- */
-static void lz_release(struct lz *lz, u32 k)
-{
-	unsigned long *releases = &this_cpu_ptr(lz->pcpu)->releases;
-	unsigned int w = k / BITS_PER_LONG;
-
-	/* odd before the bit is free: the unlock orders the two */
-	WRITE_ONCE(*releases, *releases + 1);
-	clear_bit_unlock(k, lz->map);
-	/* freed bit before the look at the full bit */
-	smp_mb__after_atomic();
-	if (test_bit(w, lz->full))
-		clear_bit(w, lz->full);
-	/* both bits settled before the count is even again */
-	smp_wmb();
-	WRITE_ONCE(*releases, *releases + 1);
-}
-
-/* The first number in [@k, @end) that looks free, or @end. */
-static u32 lz_next_free(struct lz *lz, u32 k, u32 end)
-{
-	unsigned long val;
-	unsigned int w;
-
-	pidx_visit_node(lz->map, sizeof(unsigned long));
-	while (k < end) {
-		w = k / BITS_PER_LONG;
-		pidx_visit_more(&lz->map[w], sizeof(unsigned long));
-		val = READ_ONCE(lz->map[w]) | (BIT(k % BITS_PER_LONG) - 1);
-		if (val != ~0UL)
-			return min_t(u32, w * BITS_PER_LONG + __ffs(~val), end);
-		pidx_visit_more(&lz->full[(w + 1) / BITS_PER_LONG],
-				sizeof(unsigned long));
-		w = find_next_zero_bit(lz->full, lz->nwords, w + 1);
-		if (w >= lz->nwords)
-			break;
-		k = w * BITS_PER_LONG;
-	}
-	return end;
-}
-
-/* Claim the first free number in [@k, pid_max), or -ENOSPC. */
-static int lz_claim_from(struct lz *lz, u32 k)
-{
-	for (;;) {
-		k = lz_next_free(lz, k, lz->pid_max);
-		if (k >= lz->pid_max)
-			return -ENOSPC;
-		if (lz_claim(lz, k))
-			return k;
-		/* another writer got it first: its number is not free */
-		k++;
-	}
-}
-
-/* The sum of the per-CPU release counts; @busy: one is under way. */
-static unsigned long lz_releases(struct lz *lz, bool *busy)
-{
-	unsigned long sum = 0, r;
-	unsigned int cpu;
-
-	*busy = false;
-	for_each_possible_cpu(cpu) {
-		r = READ_ONCE(per_cpu_ptr(lz->pcpu, cpu)->releases);
-		*busy |= r & 1;
-		sum += r;
-	}
-	return sum;
-}
-
-/*
- * Claim the first free number in [@floor, pid_max).  -ENOSPC only from a
- * pass during which no release began or ended, as a seqcount reader would
- * check, per CPU: a lockless pass can otherwise miss every free number, each
- * freed behind it while the one ahead was taken, and report a full space
- * that never was.  With no release, the free numbers only shrank while the
- * pass ran, so the space was full when it ended.  Bounded, as interrupts are
- * off: a pass that keeps meeting releases has others making progress.
- */
-static int lz_claim_any(struct lz *lz, u32 floor)
-{
-	unsigned long before;
-	int pid, pass;
-	bool busy;
-
-	for (pass = 0;; pass++) {
-		before = lz_releases(lz, &busy);
-		/* the counts before the bitmap: pairs with lz_release() */
-		smp_rmb();
-		pid = lz_claim_from(lz, floor);
-		if (pid >= 0 || pass == LZ_CLAIM_PASSES)
-			return pid;
-		/* the bitmap before the counts again */
-		smp_rmb();
-		if (!busy && lz_releases(lz, &busy) == before)
-			return pid;
-	}
-}
-
 static unsigned int lz_draw_height(struct lz *lz)
 {
 	unsigned long flags;
@@ -701,15 +561,14 @@ static size_t lz_head_size(struct lz *lz)
 static void lz_free_fixed(struct lz *lz)
 {
 	kfree(lz->head);
-	kvfree(lz->map);
-	bitmap_free(lz->full);
+	pidx_pidmap_free(&lz->pm);
 	free_percpu(lz->pcpu);
 	kfree(lz);
 }
 
 static struct pidx_index *lz_create(const struct pidx_params *p)
 {
-	unsigned int h, cpu, k;
+	unsigned int h, cpu;
 	struct lz *lz;
 	int ret;
 
@@ -725,7 +584,6 @@ static struct pidx_index *lz_create(const struct pidx_params *p)
 	lz->max_level = lz_max_level(p);
 	lz->node = p->node;
 	lz->top = 1;
-	atomic64_set(&lz->cursor, 0);
 	for (h = 1; h <= lz->max_level; h++) {
 		size_t size = sizeof(struct rcu_head) +
 			      struct_size((struct lz_node *)NULL, next, h);
@@ -737,17 +595,10 @@ static struct pidx_index *lz_create(const struct pidx_params *p)
 		     LZ_CLASS_SIZE(LZ_NR_CLASSES - 1));
 
 	ret = -ENOMEM;
-	lz->nwords = BITS_TO_LONGS(lz->pid_max);
-	lz->map = kvcalloc(lz->nwords, sizeof(unsigned long), GFP_KERNEL);
-	lz->full = bitmap_zalloc(lz->nwords, GFP_KERNEL);
 	lz->head = kzalloc(lz_head_size(lz), GFP_KERNEL);
 	lz->pcpu = alloc_percpu(struct lz_pcpu);
-	if (!lz->map || !lz->full || !lz->head || !lz->pcpu)
+	if (!lz->head || !lz->pcpu || pidx_pidmap_init(&lz->pm, lz->pid_max))
 		goto err;
-	/* 0 and the tail past pid_max are never free: the last word can fill */
-	__set_bit(0, lz->map);
-	for (k = lz->pid_max; k < lz->nwords * BITS_PER_LONG; k++)
-		__set_bit(k, lz->map);
 	lz_set_word(lz->head, 0, lz->max_level << LZ_HEIGHT_SHIFT);
 	for_each_possible_cpu(cpu)
 		per_cpu_ptr(lz->pcpu, cpu)->rand = pidx_rand_seed(p->seed, cpu);
@@ -755,8 +606,7 @@ static struct pidx_index *lz_create(const struct pidx_params *p)
 	if (ret)
 		goto err;
 	lz->fixed_bytes = sizeof(*lz) + lz_head_size(lz) +
-			  lz->nwords * sizeof(unsigned long) +
-			  BITS_TO_LONGS(lz->nwords) * sizeof(unsigned long) +
+			  pidx_pidmap_bytes(&lz->pm) +
 			  sizeof(struct lz_pcpu) * num_possible_cpus();
 	pidx_mem_charge(lz->fixed_bytes);
 	return (struct pidx_index *)lz;
@@ -785,42 +635,26 @@ static void lz_destroy(struct pidx_index *idx)
 	lz_caches_put();
 }
 
-/* Moves the cursor forward only: a later lap, or a later number in this one. */
-static void lz_cursor_advance(struct lz *lz, s64 old, u64 lap, u32 pid)
-{
-	s64 want = (s64)(lap << 32 | (pid + 1));
-
-	while (old < want && !atomic64_try_cmpxchg(&lz->cursor, &old, want))
-		;
-}
-
 static int lz_alloc(struct pidx_index *idx, gfp_t gfp)
 {
 	struct lz *lz = to_lz(idx);
-	s64 cur = atomic64_read(&lz->cursor);
-	u32 cursor = (u32)cur, floor = pidx_alloc_floor(cursor);
-	u32 start = max(cursor, floor);
-	u64 lap = (u64)cur >> 32;
 	unsigned long flags;
 	struct lz_node *n;
+	s64 cur;
+	u64 lap;
 	int pid;
 
-	n = lz_node_new(lz, start, gfp);
+	/* placed for the number the cursor points at, which it mostly gets */
+	n = lz_node_new(lz, pidx_pidmap_cursor(&lz->pm), gfp);
 	if (!n)
 		return -ENOMEM;
 	local_irq_save(flags);
 	rcu_read_lock();
-	pid = lz_claim_from(lz, start);
-	if (pid < 0) {
-		/* from the floor: a new lap unless the first pass began there */
-		if (start > floor)
-			lap++;
-		pid = lz_claim_any(lz, floor);
-	}
+	pid = pidx_pidmap_claim_cyclic(&lz->pm, &cur, &lap);
 	if (pid >= 0) {
 		lz_rekey(n, pid);
 		lz_link(lz, n);
-		lz_cursor_advance(lz, cur, lap, pid);
+		pidx_pidmap_advance(&lz->pm, cur, lap, pid + 1);
 	}
 	rcu_read_unlock();
 	local_irq_restore(flags);
@@ -843,7 +677,7 @@ static int lz_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
 		return -ENOMEM;
 	local_irq_save(flags);
 	rcu_read_lock();
-	while (!lz_claim(lz, pid)) {
+	while (!pidx_pidmap_claim(&lz->pm, pid)) {
 		/*
 		 * Claimed: present, or a writer on another CPU is in the
 		 * middle of inserting or removing it, interrupts off, and
@@ -878,13 +712,13 @@ static int lz_remove(struct pidx_index *idx, u32 pid)
 	unsigned long flags;
 	struct lz_node *n;
 
-	if (pid < 1 || pid >= lz->pid_max || !test_bit(pid, lz->map))
+	if (pid < 1 || pid >= lz->pid_max || !test_bit(pid, lz->pm.map))
 		return -ENOENT;
 	local_irq_save(flags);
 	rcu_read_lock();
 	n = lz_unlink(lz, pid);
 	if (n)
-		lz_release(lz, pid);
+		pidx_pidmap_release(&lz->pm, pid);
 	rcu_read_unlock();
 	local_irq_restore(flags);
 	if (!n)
@@ -960,8 +794,8 @@ static unsigned int lz_verify(struct pidx_index *idx)
 	struct lz *lz = to_lz(idx);
 	struct lz_node *last[LZ_MAX_LEVEL], *x;
 	long hist[LZ_MAX_LEVEL + 1] = { 0 };
-	unsigned int bad = 0, tallest = 1, h, i, w;
-	u32 prev = 0, key, k, cursor;
+	unsigned int bad = 0, tallest = 1, h, i;
+	u32 prev = 0, key;
 	struct lz_totals t;
 	long nr = 0, bytes = 0, bits = 0;
 
@@ -982,7 +816,7 @@ static unsigned int lz_verify(struct pidx_index *idx)
 		if (x->word & (BIT(LZ_LOCK) | BIT(LZ_MARKED)))
 			lz_bad(&bad, "key %u: flags %#lx (lock 1 marked 2)",
 			       key, x->word & 3);
-		if (key < lz->pid_max && !test_bit(key, lz->map))
+		if (key < lz->pid_max && !test_bit(key, lz->pm.map))
 			lz_bad(&bad, "key %u not claimed in the bitmap", key);
 		h = lz_height(x);
 		if (h < 1 || h > lz->max_level) {
@@ -1023,23 +857,10 @@ static unsigned int lz_verify(struct pidx_index *idx)
 		lz_bad(&bad, "tallest tower %u, hint %u, max %u", tallest,
 		       lz->top, lz->max_level);
 
-	/* claimed numbers are exactly the keys; full bits only on full words */
-	for (k = 1; k < lz->pid_max; k++)
-		bits += test_bit(k, lz->map);
+	/* claimed numbers are exactly the keys */
+	bad += pidx_pidmap_verify(&lz->pm, "lazyskip", &bits);
 	if (bits != nr)
 		lz_bad(&bad, "%ld numbers claimed, %ld nodes", bits, nr);
-	if (!test_bit(0, lz->map))
-		lz_bad(&bad, "number 0 free in the bitmap");
-	for (k = lz->pid_max; k < lz->nwords * BITS_PER_LONG; k++)
-		if (!test_bit(k, lz->map))
-			lz_bad(&bad, "number %u past pid_max free in the bitmap", k);
-	for (w = 0; w < lz->nwords; w++)
-		if (test_bit(w, lz->full) && lz->map[w] != ~0UL)
-			lz_bad(&bad, "bitmap word %u marked full: %#lx", w,
-			       lz->map[w]);
-	cursor = (u32)atomic64_read(&lz->cursor);
-	if (cursor > lz->pid_max)
-		lz_bad(&bad, "cursor %u past pid_max %u", cursor, lz->pid_max);
 	return bad;
 }
 
@@ -1056,7 +877,6 @@ static size_t lz_mem_bytes(struct pidx_index *idx)
 static void lz_describe(struct pidx_index *idx, char *buf, size_t len)
 {
 	struct lz *lz = to_lz(idx);
-	s64 cur = atomic64_read(&lz->cursor);
 	struct lz_totals t;
 	unsigned int h;
 	char entry[24];
@@ -1067,8 +887,8 @@ static void lz_describe(struct pidx_index *idx, char *buf, size_t len)
 	n = scnprintf(buf, len,
 		      "nodes=%ld;sl_p=%u;max_level=%u;top=%u;retries=%lu;cursor=%u;laps=%llu;bitmap_bytes=%zu;levels=",
 		      t.nr, lz->p, lz->max_level, READ_ONCE(lz->top), t.retries,
-		      (u32)cur, (u64)cur >> 32,
-		      (lz->nwords + BITS_TO_LONGS(lz->nwords)) * sizeof(long));
+		      pidx_pidmap_cursor(&lz->pm), pidx_pidmap_laps(&lz->pm),
+		      (lz->pm.nwords + BITS_TO_LONGS(lz->pm.nwords)) * sizeof(long));
 	for (h = 1; h <= READ_ONCE(lz->top); h++) {
 		e = scnprintf(entry, sizeof(entry), "%s%u:%ld", h > 1 ? "/" : "",
 			      h, t.hist[h]);

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The lock-free PID bitmap and cyclic cursor of pidx_pidmap.h, shared by
+ * the indexes whose writers take no common lock.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/bitops.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/printk.h>
+#include <linux/slab.h>
+
+#include "pidx.h"
+#include "pidx_pidmap.h"
+
+/* searches of a full space that releases overlapped, before -ENOSPC anyway */
+#define PIDMAP_CLAIM_PASSES	8
+/* verify() reports beyond this many only add to the count */
+#define PIDMAP_REPORT_MAX	10
+
+int pidx_pidmap_init(struct pidx_pidmap *pm, u32 pid_max)
+{
+	u32 k;
+
+	pm->pid_max = pid_max;
+	pm->nwords = BITS_TO_LONGS(pid_max);
+	atomic64_set(&pm->cursor, 0);
+	pm->map = kvcalloc(pm->nwords, sizeof(unsigned long), GFP_KERNEL);
+	pm->full = bitmap_zalloc(pm->nwords, GFP_KERNEL);
+	pm->releases = alloc_percpu(unsigned long);
+	if (!pm->map || !pm->full || !pm->releases) {
+		pidx_pidmap_free(pm);
+		return -ENOMEM;
+	}
+	/* 0 and the tail past pid_max are never free: the last word can fill */
+	__set_bit(0, pm->map);
+	for (k = pid_max; k < pm->nwords * BITS_PER_LONG; k++)
+		__set_bit(k, pm->map);
+	return 0;
+}
+
+void pidx_pidmap_free(struct pidx_pidmap *pm)
+{
+	kvfree(pm->map);
+	bitmap_free(pm->full);
+	free_percpu(pm->releases);
+	pm->map = NULL;
+	pm->full = NULL;
+	pm->releases = NULL;
+}
+
+size_t pidx_pidmap_bytes(const struct pidx_pidmap *pm)
+{
+	return (pm->nwords + BITS_TO_LONGS(pm->nwords)) * sizeof(unsigned long) +
+	       sizeof(unsigned long) * num_possible_cpus();
+}
+
+/*
+ * Claim number @k.  When that fills its bitmap word, mark the word full;
+ * a release may have freed a bit meanwhile and already looked at the full
+ * bit, so look at the word again after setting it (each side writes, then
+ * reads what the other writes: one of them sees the other's write).
+ */
+bool pidx_pidmap_claim(struct pidx_pidmap *pm, u32 k)
+{
+	unsigned int w = k / BITS_PER_LONG;
+
+	if (test_and_set_bit(k, pm->map))
+		return false;
+	if (READ_ONCE(pm->map[w]) == ~0UL) {
+		set_bit(w, pm->full);
+		/* full bit before the second look at the word */
+		smp_mb__after_atomic();
+		if (READ_ONCE(pm->map[w]) != ~0UL)
+			clear_bit(w, pm->full);
+	}
+	return true;
+}
+
+/*
+ * An allocator that claims @k from here on never meets what the index held
+ * for it.  Interrupts off, so this CPU's releases never overlap.
+ */
+void pidx_pidmap_release(struct pidx_pidmap *pm, u32 k)
+{
+	unsigned long *releases = this_cpu_ptr(pm->releases);
+	unsigned int w = k / BITS_PER_LONG;
+
+	/* odd before the bit is free: the unlock orders the two */
+	WRITE_ONCE(*releases, *releases + 1);
+	clear_bit_unlock(k, pm->map);
+	/* freed bit before the look at the full bit */
+	smp_mb__after_atomic();
+	if (test_bit(w, pm->full))
+		clear_bit(w, pm->full);
+	/* both bits settled before the count is even again */
+	smp_wmb();
+	WRITE_ONCE(*releases, *releases + 1);
+}
+
+/* The bits word @w holds for good: number 0, and numbers past pid_max. */
+static unsigned long pidmap_fixed_bits(const struct pidx_pidmap *pm,
+				       unsigned int w)
+{
+	unsigned long bits = w ? 0 : 1;
+
+	if (w == pm->nwords - 1 && pm->pid_max % BITS_PER_LONG)
+		bits |= ~0UL << (pm->pid_max % BITS_PER_LONG);
+	return bits;
+}
+
+bool pidx_pidmap_lock_word(struct pidx_pidmap *pm, unsigned int w)
+{
+	unsigned long *releases = this_cpu_ptr(pm->releases);
+	unsigned long fixed = pidmap_fixed_bits(pm, w);
+
+	if (READ_ONCE(pm->map[w]) != fixed)
+		return false;
+	/* odd before the numbers look taken: cmpxchg() orders the two */
+	WRITE_ONCE(*releases, *releases + 1);
+	if (cmpxchg(&pm->map[w], fixed, ~0UL) == fixed)
+		return true;
+	WRITE_ONCE(*releases, *releases + 1);
+	return false;
+}
+
+void pidx_pidmap_unlock_word(struct pidx_pidmap *pm, unsigned int w)
+{
+	unsigned long *releases = this_cpu_ptr(pm->releases);
+
+	/*
+	 * What the locker retired before the numbers are free again.  No bit
+	 * of a locked word can change, so a store is enough, and no claim
+	 * filled it, so its full bit was never set.
+	 */
+	smp_store_release(&pm->map[w], pidmap_fixed_bits(pm, w));
+	/* the word settled before the count is even again */
+	smp_wmb();
+	WRITE_ONCE(*releases, *releases + 1);
+}
+
+u32 pidx_pidmap_next_free(struct pidx_pidmap *pm, u32 k, u32 end)
+{
+	unsigned long val;
+	unsigned int w;
+
+	pidx_visit_node(pm->map, sizeof(unsigned long));
+	while (k < end) {
+		w = k / BITS_PER_LONG;
+		pidx_visit_more(&pm->map[w], sizeof(unsigned long));
+		val = READ_ONCE(pm->map[w]) | (BIT(k % BITS_PER_LONG) - 1);
+		if (val != ~0UL)
+			return min_t(u32, w * BITS_PER_LONG + __ffs(~val), end);
+		pidx_visit_more(&pm->full[(w + 1) / BITS_PER_LONG],
+				sizeof(unsigned long));
+		w = find_next_zero_bit(pm->full, pm->nwords, w + 1);
+		if (w >= pm->nwords)
+			break;
+		k = w * BITS_PER_LONG;
+	}
+	return end;
+}
+
+/* Claim the first free number in [@k, pid_max), or -ENOSPC. */
+static int pidmap_claim_from(struct pidx_pidmap *pm, u32 k)
+{
+	for (;;) {
+		k = pidx_pidmap_next_free(pm, k, pm->pid_max);
+		if (k >= pm->pid_max)
+			return -ENOSPC;
+		if (pidx_pidmap_claim(pm, k))
+			return k;
+		/* another writer got it first: its number is not free */
+		k++;
+	}
+}
+
+/* The sum of the per-CPU release counts; @busy: one is under way. */
+static unsigned long pidmap_releases(struct pidx_pidmap *pm, bool *busy)
+{
+	unsigned long sum = 0, r;
+	unsigned int cpu;
+
+	*busy = false;
+	for_each_possible_cpu(cpu) {
+		r = READ_ONCE(*per_cpu_ptr(pm->releases, cpu));
+		*busy |= r & 1;
+		sum += r;
+	}
+	return sum;
+}
+
+/*
+ * Claim the first free number in [@floor, pid_max).  -ENOSPC only from a
+ * pass during which no release began or ended, as a seqcount reader would
+ * check, per CPU: a lockless pass can otherwise miss every free number, each
+ * freed behind it while the one ahead was taken, and report a full space
+ * that never was.  With no release, the free numbers only shrank while the
+ * pass ran, so the space was full when it ended.  Bounded, as interrupts are
+ * off: a pass that keeps meeting releases has others making progress.
+ */
+static int pidmap_claim_any(struct pidx_pidmap *pm, u32 floor)
+{
+	unsigned long before;
+	int pid, pass;
+	bool busy;
+
+	for (pass = 0;; pass++) {
+		before = pidmap_releases(pm, &busy);
+		/* the counts before the bitmap: pairs with pidx_pidmap_release() */
+		smp_rmb();
+		pid = pidmap_claim_from(pm, floor);
+		if (pid >= 0 || pass == PIDMAP_CLAIM_PASSES)
+			return pid;
+		/* the bitmap before the counts again */
+		smp_rmb();
+		if (!busy && pidmap_releases(pm, &busy) == before)
+			return pid;
+	}
+}
+
+int pidx_pidmap_claim_cyclic(struct pidx_pidmap *pm, s64 *cur, u64 *lap)
+{
+	s64 c = atomic64_read(&pm->cursor);
+	u32 cursor = (u32)c, floor = pidx_alloc_floor(cursor);
+	u32 start = max(cursor, floor);
+	int pid;
+
+	*cur = c;
+	*lap = (u64)c >> 32;
+	pid = pidmap_claim_from(pm, start);
+	if (pid < 0) {
+		/* from the floor: a new lap unless the first pass began there */
+		if (start > floor)
+			(*lap)++;
+		pid = pidmap_claim_any(pm, floor);
+	}
+	return pid;
+}
+
+void pidx_pidmap_advance(struct pidx_pidmap *pm, s64 cur, u64 lap, u32 next)
+{
+	s64 want = (s64)(lap << 32 | next);
+
+	while (cur < want && !atomic64_try_cmpxchg(&pm->cursor, &cur, want))
+		;
+}
+
+__printf(3, 4)
+static void pidmap_bad(unsigned int *bad, const char *who, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	if (*bad < PIDMAP_REPORT_MAX) {
+		va_start(args, fmt);
+		vaf.fmt = fmt;
+		vaf.va = &args;
+		pr_err("%s verify: %pV\n", who, &vaf);
+		va_end(args);
+	}
+	(*bad)++;
+}
+
+unsigned int pidx_pidmap_verify(struct pidx_pidmap *pm, const char *who,
+				long *claimed)
+{
+	unsigned int bad = 0, w, cpu;
+	long bits = 0;
+	u32 k, cursor;
+
+	for (k = 1; k < pm->pid_max; k++)
+		bits += test_bit(k, pm->map);
+	*claimed = bits;
+	if (!test_bit(0, pm->map))
+		pidmap_bad(&bad, who, "number 0 free in the bitmap");
+	for (k = pm->pid_max; k < pm->nwords * BITS_PER_LONG; k++)
+		if (!test_bit(k, pm->map))
+			pidmap_bad(&bad, who, "number %u past pid_max free in the bitmap", k);
+	for (w = 0; w < pm->nwords; w++)
+		if (test_bit(w, pm->full) && pm->map[w] != ~0UL)
+			pidmap_bad(&bad, who, "bitmap word %u marked full: %#lx", w,
+				   pm->map[w]);
+	for_each_possible_cpu(cpu)
+		if (*per_cpu_ptr(pm->releases, cpu) & 1)
+			pidmap_bad(&bad, who, "CPU %u: a release under way", cpu);
+	cursor = pidx_pidmap_cursor(pm);
+	if (cursor > pm->pid_max)
+		pidmap_bad(&bad, who, "cursor %u past pid_max %u", cursor, pm->pid_max);
+	return bad;
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The PID bitmap that lock-free writers claim numbers from: bit k set means
+ * a writer owns number k (it is being inserted, is present, or is being
+ * removed), as in the kernel's pidmap before 4.15.  test_and_set_bit() is
+ * what keeps two allocators from handing out one number, so the index
+ * behind it never meets a second writer of the same key from alloc().
+ *
+ * A second bitmap has one bit per word of the first, set while that word is
+ * full, so the search for a free number skips 4096 taken numbers per word
+ * it reads: finding the first free number at or after the cursor costs one
+ * word when the space there is sparse and pid_max / 4096 words when it is
+ * full (8 at pid_max 32768, 1024 at 4M).  The price is pid_max / 8 bytes
+ * (+1/64): 4 KiB at 32768, 512 KiB at 4M.
+ *
+ * The cursor is a 64-bit value, the lap in the high half and the next number
+ * in the low half, moved only forward with cmpxchg: of two racing
+ * allocators the later number wins, and a wrap wins over every number of
+ * the lap before.  It sits on a line of its own.
+ *
+ * Users: lazyskip and lfradix (pidx_lazyskip.c, pidx_lfradix.c).
+ */
+#ifndef _PIDX_PIDMAP_H
+#define _PIDX_PIDMAP_H
+
+#include <linux/atomic.h>
+#include <linux/cache.h>
+#include <linux/types.h>
+
+struct pidx_pidmap {
+	unsigned long *map;	/* bit k: number k claimed */
+	unsigned long *full;	/* bit w: map word w is all ones */
+	/* per CPU, releases begun plus ended: odd during one */
+	unsigned long __percpu *releases;
+	u32 nwords;
+	u32 pid_max;
+	atomic64_t cursor ____cacheline_aligned_in_smp;
+};
+
+/* Process context: a map for numbers [1, @pid_max), 0 and the tail taken. */
+int pidx_pidmap_init(struct pidx_pidmap *pm, u32 pid_max);
+void pidx_pidmap_free(struct pidx_pidmap *pm);
+/* What init allocated: the two bitmaps and the per-CPU counts. */
+size_t pidx_pidmap_bytes(const struct pidx_pidmap *pm);
+
+bool pidx_pidmap_claim(struct pidx_pidmap *pm, u32 k);
+/* With interrupts off, after the index no longer holds @k. */
+void pidx_pidmap_release(struct pidx_pidmap *pm, u32 k);
+/*
+ * Takes every number of word @w at once when none of them is claimed, so that
+ * the index can retire what it keeps for those numbers while no writer can
+ * claim one; false when one is claimed.  Interrupts off, until
+ * pidx_pidmap_unlock_word(): the word counts as a release under way, so that
+ * no search takes its numbers for taken and reports a full space.
+ */
+bool pidx_pidmap_lock_word(struct pidx_pidmap *pm, unsigned int w);
+void pidx_pidmap_unlock_word(struct pidx_pidmap *pm, unsigned int w);
+/* The first number in [@k, @end) that looks free, or @end. */
+u32 pidx_pidmap_next_free(struct pidx_pidmap *pm, u32 k, u32 end);
+
+/*
+ * The cyclic search of alloc_pid() on the map: claims the first free number
+ * at or after the cursor, else from the floor (a new lap), and returns it,
+ * or -ENOSPC when the space was full.  *@cur and *@lap return the cursor it
+ * started from and the lap of the number, for pidx_pidmap_advance() once
+ * the number is published.  Interrupts off (the release counts of this CPU
+ * must not change under the search).
+ */
+int pidx_pidmap_claim_cyclic(struct pidx_pidmap *pm, s64 *cur, u64 *lap);
+/* Moves the cursor forward only, to @next of lap @lap. */
+void pidx_pidmap_advance(struct pidx_pidmap *pm, s64 cur, u64 lap, u32 next);
+
+static inline u32 pidx_pidmap_cursor(struct pidx_pidmap *pm)
+{
+	return (u32)atomic64_read(&pm->cursor);
+}
+
+static inline u64 pidx_pidmap_laps(struct pidx_pidmap *pm)
+{
+	return (u64)atomic64_read(&pm->cursor) >> 32;
+}
+
+/*
+ * With no writer running: 0 and the tail past pid_max are taken, full bits
+ * mark full words only, no release is under way, the cursor is in range.
+ * Reports up to a few violations with pr_err() under @who and returns their
+ * number; *@claimed returns the count of claimed numbers in [1, pid_max),
+ * for the caller to hold against its own count of keys.
+ */
+unsigned int pidx_pidmap_verify(struct pidx_pidmap *pm, const char *who,
+				long *claimed);
+
+#endif /* _PIDX_PIDMAP_H */
