@@ -101,6 +101,12 @@ struct pidx_ops {
 	 */
 	bool remove_may_fail;
 	/*
+	 * alloc() hands out numbers from per-CPU ranges: unique, in [floor,
+	 * pid_max) and -ENOSPC only when that is full, but not in cyclic order
+	 * across CPUs (a named option: checked for those rules, not the order).
+	 */
+	bool alloc_ranges;
+	/*
 	 * lookup/find_ge may wait for a writer to finish a step (maple's walk
 	 * restarts until a killed node's replacement is linked), so a reader
 	 * in an interrupt must never stop a writer on its own CPU.
@@ -142,6 +148,8 @@ extern const struct pidx_ops pidx_hash_ops;
 extern const struct pidx_ops pidx_maple_ops;
 extern const struct pidx_ops pidx_ccskip_ops;
 extern const struct pidx_ops pidx_lazyskip_ops;
+extern const struct pidx_ops pidx_lfradix_ops;
+extern const struct pidx_ops pidx_lfradix_pc_ops;
 
 extern const struct pidx_ops *const pidx_index_table[];
 extern const unsigned int pidx_nr_indexes;

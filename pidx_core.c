@@ -46,6 +46,8 @@ const struct pidx_ops *const pidx_index_table[] = {
 	&pidx_hash_ops,
 	&pidx_ccskip_ops,
 	&pidx_lazyskip_ops,
+	&pidx_lfradix_ops,
+	&pidx_lfradix_pc_ops,
 #ifdef PIDX_HAVE_MAPLE	/* Kbuild: the maple tree came in v6.1 */
 	&pidx_maple_ops,
 #endif

@@ -54,6 +54,8 @@ const struct pidx_ops *const pidx_index_table[] = {
 	&pidx_hash_ops,
 	&pidx_ccskip_ops,
 	&pidx_lazyskip_ops,
+	&pidx_lfradix_ops,
+	&pidx_lfradix_pc_ops,
 	&pidx_maple_ops,
 	&pidx_null_ops,
 };

@@ -595,9 +595,11 @@ t_dense() {
 	set_all indexes=all workload=fork mode=kthread pid_max=32768 fork_window=16 ops=20000 repeat=1
 	set_all keys=1024
 	wr testcase run >/dev/null
+	expect "sparse fork storm rows all verified" 0 "$(unverified_rows)"
 	for ix in $INDEXES; do eval "sparse_$ix=\$(nsop \"$ix\")"; done
 	set_all keys=29491
 	wr testcase run >/dev/null
+	expect "dense fork storm rows all verified" 0 "$(unverified_rows)"
 	for ix in $INDEXES; do
 		eval "s=\$sparse_$ix"
 		d=$(nsop "$ix")
