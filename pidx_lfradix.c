@@ -47,16 +47,18 @@
  *
  * Numbers.  lfradix: the cyclic search of pidx.h over the bitmap from the
  * one shared cursor, kernel semantics.  lfradix_pc: a CPU takes the rest of
- * a bitmap word (up to 64 numbers) by that same cyclic search, then hands
- * those numbers out itself in increasing order until they run out; the
- * cursor moves a word at a time.  Numbers below PIDX_RESERVED_PIDS are only
+ * a line of the bitmap (up to 512 numbers) by that same cyclic search, then
+ * hands those numbers out itself in increasing order until they run out; the
+ * cursor moves a line at a time.  Numbers below PIDX_RESERVED_PIDS are only
  * handed out one at a time by the search, so the reserved floor holds as in
  * the kernel.  Numbers stay unique and in [floor, pid_max), and -ENOSPC
  * still means full.  What changes for users of PIDs: numbers no longer
  * increase across CPUs (a fork on one CPU may get a smaller number than an
  * earlier fork on another), and the cursor (ns_last_pid, which CRIU writes
  * to choose the next PID) only steers the next range a CPU takes.  What it
- * buys: a CPU's forks write its own bitmap word and its own leaf.
+ * buys: a CPU's forks write its own line of the bitmap and its own leaves.
+ * (Ranges of one bitmap word, tried first, were slower on two threads than
+ * on one: two CPUs' words share a line of the bitmap.)
  *
  * Costs: a lookup reads one slot per level, the IDR's path without its entry
  * decoding; a fork claims a bit and stores a slot, its exit clears both.  A
@@ -68,6 +70,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitops.h>
+#include <linux/cache.h>
 #include <linux/err.h>
 #include <linux/irqflags.h>
 #include <linux/kernel.h>
@@ -84,6 +87,8 @@
 #define LFR_SHIFT	6
 #define LFR_SLOTS	BIT(LFR_SHIFT)
 #define LFR_MASK	(LFR_SLOTS - 1)
+/* lfradix_pc: the numbers of one line of the bitmap */
+#define LFR_RANGE	(L1_CACHE_BYTES * BITS_PER_BYTE)
 /* verify() reports beyond this many only add to the count */
 #define LFR_REPORT_MAX	10
 
@@ -351,9 +356,9 @@ static int lfr_claim_publish(struct lfr *lf, bool *built)
 			return pid;
 		searched = true;
 		if (lf->ranges) {
-			/* the rest of the number's bitmap word is this CPU's */
+			/* the rest of the number's bitmap line is this CPU's */
 			c->end = pid < PIDX_RESERVED_PIDS ? pid + 1 :
-				 min_t(u32, round_up(pid + 1, BITS_PER_LONG),
+				 min_t(u32, round_up(pid + 1, LFR_RANGE),
 				       lf->pid_max);
 			pidx_pidmap_advance(&lf->pm, cur, lap, c->end);
 		}
@@ -820,7 +825,7 @@ const struct pidx_ops pidx_lfradix_ops = {
 
 const struct pidx_ops pidx_lfradix_pc_ops = {
 	.name		= "lfradix_pc",
-	.desc		= "lfradix, numbers from per-CPU ranges of 64 (not cyclic across CPUs)",
+	.desc		= "lfradix, numbers from per-CPU ranges of 512 (not cyclic across CPUs)",
 	.alloc_ranges	= true,
 	.create		= lfr_pc_create,
 	.destroy	= lfr_destroy,
