@@ -15,21 +15,25 @@
  * inner levels are allocated whole at create and never change: 512 bytes
  * per 4096 numbers of pid_max, what the bitmap costs.  A leaf holds the
  * slots of the 64 numbers of one bitmap word, each the number itself or 0,
- * in 576 bytes (the IDR's node size) with its rcu_head.  A missing leaf is
- * allocated by the writer that needs it and installed with cmpxchg(); the
- * loser of a race frees its own, which nobody saw.  Each CPU keeps one
- * zeroed spare leaf, so that a writer that finds its leaf missing after its
- * claim installs the spare inside its section and refills it afterwards,
- * when it may sleep: the claim is never given back for want of a leaf.
+ * in 576 bytes (the IDR's node size) with its rcu_head.
  *
- * Leaves are freed when their word empties: the remover that releases the
- * last number of a word locks the word (every number taken at once, which
- * only succeeds while none is claimed), unlinks the leaf, unlocks, and frees
- * it after a grace period.  A writer stores a slot only after claiming its
- * number and then walking from the root, so it never stores into a leaf
- * being retired: while it holds its claim nobody can lock the word, and a
- * claim made after the unlock sees the leaf gone.  Readers walk under
- * rcu_read_lock(); a retired leaf reads as empty, which it was.
+ * Leaves come and go with their word, and only a writer that holds a claim
+ * in the word installs one: it walks after its claim and, finding no leaf,
+ * installs this CPU's zeroed spare with cmpxchg() inside its section.  The
+ * remover that releases the last number of a word retires the leaf: it tags
+ * the leaf's pointer, then looks at the word again; a writer claims, then
+ * looks at the pointer and waits while it is tagged.  Both steps are full
+ * barriers, so one side sees the other: either the remover sees the claim
+ * and untags, or the writer sees the tag and, once it is gone, no leaf.  So
+ * no slot is ever stored into a retired leaf, and no empty leaf stays in the
+ * tree.  A retired leaf becomes this CPU's spare if it has none, else it is
+ * freed after a grace period.  Reusing it at once is safe because a slot
+ * holds a whole number: a reader still in the old leaf reads 0 or another
+ * word's number, never its own key, and its key cannot be present then (the
+ * leaf was retired because its word was empty).  Spares are refilled after a
+ * section, where @gfp may sleep; only when a CPU has none (the refill
+ * failed, or an interrupt's writer took it) does a writer give its number
+ * back, allocate, and claim again.
  *
  * Writers and what readers see.  A number's bit is claimed before its slot
  * is stored and released after the slot is cleared, and each of those runs
@@ -37,13 +41,10 @@
  * holding k has found a present k; find_ge() scans the bitmap and confirms
  * each set bit at its slot, and the bit of a key present for the whole call
  * is set for the whole call.  insert() of a number whose bit is set but
- * whose slot is empty (another CPU is inside its section, or holds the word
- * locked) waits for that CPU, which cannot be waiting for it: no section
- * waits, and none runs with interrupts on, so an interrupt never waits for
- * the section it interrupted.  Only when a CPU's spare is gone (its refill
- * failed, or an interrupt's writer took it) does a writer give its number
- * back, build the leaf with @gfp, and claim again; a leaf it built for a
- * number that another writer then took is retired if it stayed empty.
+ * whose slot is empty waits for the CPU inside its section, which cannot be
+ * waiting for it: no section waits but for a tag, which a section with
+ * interrupts off sets and clears, and an interrupt never waits for the
+ * section it interrupted.
  *
  * Numbers.  lfradix: the cyclic search of pidx.h over the bitmap from the
  * one shared cursor, kernel semantics.  lfradix_pc: a CPU takes the rest of
@@ -62,9 +63,12 @@
  *
  * Costs: a lookup reads one slot per level, the IDR's path without its entry
  * decoding; a fork claims a bit and stores a slot, its exit clears both.  A
- * leaf is allocated and freed once per 64 numbers that pass through it.
+ * word's leaf is retired and another installed each time its numbers all
+ * leave and one comes back; with a spare at hand that allocates nothing.
  *
- * NUMA placement: nodes on pidx_mem_node(node, first number under them).
+ * NUMA placement: inner nodes on pidx_mem_node(node, first number under
+ * them); a spare is allocated for the number at the cursor, or is a retired
+ * leaf, so under interleave a leaf may sit on another node than its numbers'.
  * Visit tracing: a node counts once per level read, with the slot's line.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -89,6 +93,8 @@
 #define LFR_MASK	(LFR_SLOTS - 1)
 /* lfradix_pc: the numbers of one line of the bitmap */
 #define LFR_RANGE	(L1_CACHE_BYTES * BITS_PER_BYTE)
+/* a leaf pointer's tag while its remover decides whether to retire it */
+#define LFR_RETIRING	1UL
 /* verify() reports beyond this many only add to the count */
 #define LFR_REPORT_MAX	10
 
@@ -97,7 +103,13 @@ struct lfr_leaf {
 	struct rcu_head rcu;
 };
 
-/* An inner node: leaves below the last inner level, inner nodes above it. */
+/* what a leaf takes in its cache (SLAB_HWCACHE_ALIGN) */
+#define LFR_LEAF_BYTES	ALIGN(sizeof(struct lfr_leaf), L1_CACHE_BYTES)
+
+/*
+ * An inner node: above the last inner level, inner nodes; in it, leaf
+ * pointers, as unsigned long for their LFR_RETIRING tag.
+ */
 struct lfr_inner {
 	void *child[LFR_SLOTS];
 };
@@ -106,8 +118,8 @@ struct lfr_inner {
 struct lfr_pcpu {
 	long keys;		/* stored here less cleared here */
 	long leaves;		/* installed here less retired here */
-	unsigned long lost;	/* leaves built, then beaten by another CPU's */
 	unsigned long waits;	/* insert() waited for another CPU's section */
+	unsigned long retired;	/* leaves retired here */
 	unsigned long rebuilds;	/* claims given back: no leaf, no spare */
 	struct lfr_leaf *spare;	/* zeroed, for a section that finds no leaf */
 	/* lfradix_pc: this CPU's numbers, [next, end) */
@@ -169,8 +181,8 @@ static inline struct lfr *to_lfr(struct pidx_index *idx)
 	return (struct lfr *)idx;
 }
 
-/* The slot in the last inner level that points to @k's leaf. */
-static __always_inline struct lfr_leaf **lfr_leaf_ptr(struct lfr *lf, u32 k)
+/* The pointer, in the last inner level, to @k's leaf. */
+static __always_inline unsigned long *lfr_leaf_ref(struct lfr *lf, u32 k)
 {
 	struct lfr_inner *n = lf->root;
 	unsigned int shift = lf->top_shift;
@@ -180,33 +192,42 @@ static __always_inline struct lfr_leaf **lfr_leaf_ptr(struct lfr *lf, u32 k)
 		n = n->child[(k >> shift) & LFR_MASK];
 	}
 	pidx_visit_node(&n->child[(k >> LFR_SHIFT) & LFR_MASK], sizeof(void *));
-	return (struct lfr_leaf **)&n->child[(k >> LFR_SHIFT) & LFR_MASK];
+	return (unsigned long *)&n->child[(k >> LFR_SHIFT) & LFR_MASK];
 }
 
-/* @k's slot, or NULL when it has no leaf; under rcu_read_lock(). */
+static __always_inline unsigned long *lfr_leaf_slot(unsigned long leaf, u32 k)
+{
+	unsigned long *slot = &((struct lfr_leaf *)leaf)->key[k & LFR_MASK];
+
+	pidx_visit_node(slot, sizeof(*slot));
+	return slot;
+}
+
+/*
+ * @k's slot, or NULL when it has no leaf; under rcu_read_lock().  A leaf
+ * whose remover is deciding is still the leaf.
+ */
 static __always_inline unsigned long *lfr_slot(struct lfr *lf, u32 k)
 {
 	/* the address dependency orders the leaf's contents after it */
-	struct lfr_leaf *leaf = READ_ONCE(*lfr_leaf_ptr(lf, k));
+	unsigned long leaf = READ_ONCE(*lfr_leaf_ref(lf, k)) & ~LFR_RETIRING;
 
-	if (!leaf)
-		return NULL;
-	pidx_visit_node(&leaf->key[k & LFR_MASK], sizeof(unsigned long));
-	return &leaf->key[k & LFR_MASK];
+	return leaf ? lfr_leaf_slot(leaf, k) : NULL;
 }
 
-static void lfr_leaf_free(struct lfr_leaf *leaf)
+/*
+ * A writer that holds @k's claim: @k's slot, or NULL when it has no leaf.
+ * Waits while a remover decides (interrupts off on its CPU, for a moment).
+ */
+static unsigned long *lfr_claimed_slot(struct lfr *lf, u32 k)
 {
-	kmem_cache_free(lfr_leaf_cache, leaf);
-	pidx_mem_uncharge(sizeof(*leaf));
+	unsigned long *ref = lfr_leaf_ref(lf, k), leaf;
+
+	while ((leaf = READ_ONCE(*ref)) & LFR_RETIRING)
+		cpu_relax();
+	return leaf ? lfr_leaf_slot(leaf, k) : NULL;
 }
 
-static void lfr_leaf_free_rcu(struct rcu_head *rcu)
-{
-	lfr_leaf_free(container_of(rcu, struct lfr_leaf, rcu));
-}
-
-/* A zeroed leaf, placed for number @k. */
 static struct lfr_leaf *lfr_leaf_new(struct lfr *lf, u32 k, gfp_t gfp)
 {
 	struct lfr_leaf *leaf;
@@ -217,101 +238,93 @@ static struct lfr_leaf *lfr_leaf_new(struct lfr *lf, u32 k, gfp_t gfp)
 	leaf = kmem_cache_alloc_node(lfr_leaf_cache, gfp | __GFP_ZERO,
 				     pidx_mem_node(lf->node, k & ~LFR_MASK));
 	if (leaf)
-		pidx_mem_charge(sizeof(*leaf));
+		pidx_mem_charge(LFR_LEAF_BYTES);
 	return leaf;
 }
 
-/* Makes sure @k has a leaf; false when memory ran out. */
-static bool lfr_leaf_build(struct lfr *lf, u32 k, gfp_t gfp)
+static void lfr_leaf_free(struct lfr_leaf *leaf)
 {
-	struct lfr_leaf **p = lfr_leaf_ptr(lf, k), *leaf;
-
-	if (READ_ONCE(*p))
-		return true;
-	leaf = lfr_leaf_new(lf, k, gfp);
-	if (!leaf)
-		return false;
-	pidx_race_delay();
-	/* a full barrier: the zeroed leaf before the pointer to it */
-	if (cmpxchg(p, NULL, leaf)) {
-		lfr_leaf_free(leaf);
-		this_cpu_inc(lf->pcpu->lost);
-	} else {
-		this_cpu_inc(lf->pcpu->leaves);
-	}
-	return true;
+	kmem_cache_free(lfr_leaf_cache, leaf);
+	pidx_mem_uncharge(LFR_LEAF_BYTES);
 }
 
-/* Interrupts off: this CPU's spare as @k's leaf; false when there is none. */
-static bool lfr_spare_install(struct lfr *lf, u32 k)
+static void lfr_leaf_free_rcu(struct rcu_head *rcu)
 {
-	struct lfr_pcpu *c = this_cpu_ptr(lf->pcpu);
-	struct lfr_leaf *leaf = c->spare;
-
-	if (!leaf)
-		return false;
-	/* a full barrier: the zeroed leaf before the pointer to it */
-	if (cmpxchg(lfr_leaf_ptr(lf, k), NULL, leaf))
-		return true;	/* another CPU's is in: ours stays spare */
-	WRITE_ONCE(c->spare, NULL);
-	this_cpu_inc(lf->pcpu->leaves);
-	return true;
+	lfr_leaf_free(container_of(rcu, struct lfr_leaf, rcu));
 }
 
-/* After a section, where @gfp allows: a spare for the next one. */
-static void lfr_spare_refill(struct lfr *lf, gfp_t gfp)
+/* After a section, where @gfp allows: false when this CPU has no spare. */
+static bool lfr_spare_refill(struct lfr *lf, gfp_t gfp)
 {
 	struct lfr_leaf *leaf;
 
 	if (this_cpu_read(lf->pcpu->spare))
-		return;
+		return true;
 	leaf = lfr_leaf_new(lf, pidx_pidmap_cursor(&lf->pm), gfp);
+	if (!leaf)
+		return false;
 	/* this CPU's, or the one this task moved to: any CPU may use it */
-	if (leaf && this_cpu_cmpxchg(lf->pcpu->spare, NULL, leaf))
+	if (this_cpu_cmpxchg(lf->pcpu->spare, NULL, leaf))
 		lfr_leaf_free(leaf);
+	return true;
 }
 
 /*
- * Interrupts off, @k released: if its word is empty now, retire its leaf.
- * A leaf installed again while the word is locked is retired too; it is
- * empty, as nobody can claim a number to store.
+ * Interrupts off, rcu_read_lock(), @k released: retire its leaf if its word
+ * has no claim.  Tag, then look at the word (cmpxchg() is a full barrier);
+ * a claimer claims, then looks at the tag.
  */
 static void lfr_leaf_reap(struct lfr *lf, u32 k)
 {
 	unsigned int w = k / BITS_PER_LONG;
-	struct lfr_leaf *leaf;
+	unsigned long *ref = lfr_leaf_ref(lf, k), leaf = READ_ONCE(*ref);
+	struct lfr_pcpu *c;
 
-	if (!pidx_pidmap_lock_word(&lf->pm, w))
+	if (!leaf || (leaf & LFR_RETIRING) ||
+	    !pidx_pidmap_word_unclaimed(&lf->pm, w))
+		return;
+	if (cmpxchg(ref, leaf, leaf | LFR_RETIRING) != leaf)
 		return;
 	pidx_race_delay();
-	leaf = xchg(lfr_leaf_ptr(lf, k), NULL);
-	pidx_pidmap_unlock_word(&lf->pm, w);
-	if (leaf) {
-		this_cpu_dec(lf->pcpu->leaves);
-		call_rcu(&leaf->rcu, lfr_leaf_free_rcu);
+	if (!pidx_pidmap_word_unclaimed(&lf->pm, w)) {
+		/* a writer claimed meanwhile: it stores into this leaf */
+		smp_store_release(ref, leaf);
+		return;
 	}
-}
-
-/* Interrupts off, rcu_read_lock(): give back @k, which has no slot stored. */
-static void lfr_give_back(struct lfr *lf, u32 k)
-{
-	pidx_race_delay();
-	pidx_pidmap_release(&lf->pm, k);
-	this_cpu_inc(lf->pcpu->rebuilds);
+	/* a claimer waiting on the tag finds no leaf, and installs its own */
+	smp_store_release(ref, 0);
+	c = this_cpu_ptr(lf->pcpu);
+	this_cpu_dec(lf->pcpu->leaves);
+	this_cpu_inc(lf->pcpu->retired);
+	/* empty: every remover cleared its slot before its release */
+	if (!c->spare)
+		WRITE_ONCE(c->spare, (struct lfr_leaf *)leaf);
+	else
+		call_rcu(&((struct lfr_leaf *)leaf)->rcu, lfr_leaf_free_rcu);
 }
 
 /*
- * Interrupts off, rcu_read_lock(): @k claimed; false, and @k given back,
- * when it has no leaf and this CPU no spare.
+ * Interrupts off, rcu_read_lock(), @k claimed: stores @k; false, and @k
+ * given back, when it has no leaf and this CPU no spare.
  */
 static bool lfr_publish(struct lfr *lf, u32 k)
 {
-	unsigned long *slot = lfr_slot(lf, k);
+	struct lfr_pcpu *c = this_cpu_ptr(lf->pcpu);
+	unsigned long *slot = lfr_claimed_slot(lf, k);
 
-	if (!slot && lfr_spare_install(lf, k))
-		slot = lfr_slot(lf, k);
+	/* a full barrier: the zeroed spare before the pointer to it */
+	if (!slot && c->spare &&
+	    !cmpxchg(lfr_leaf_ref(lf, k), 0, (unsigned long)c->spare)) {
+		WRITE_ONCE(c->spare, NULL);
+		this_cpu_inc(lf->pcpu->leaves);
+	}
+	/* ours, or one that another claimer of the word installed first */
+	if (!slot)
+		slot = lfr_claimed_slot(lf, k);
 	if (!slot) {
-		lfr_give_back(lf, k);
+		pidx_race_delay();
+		pidx_pidmap_release(&lf->pm, k);
+		this_cpu_inc(lf->pcpu->rebuilds);
 		return false;
 	}
 	pidx_race_delay();
@@ -338,36 +351,38 @@ static int lfr_claim_range(struct lfr *lf, struct lfr_pcpu *c)
 }
 
 /*
- * Interrupts off, rcu_read_lock(): a number claimed and published; *@built
- * false, and the number given back, when its leaf was not there.
+ * Interrupts off, rcu_read_lock(): a number claimed and published; *@done
+ * false, and the number given back, when it could not be stored.  Neither
+ * the cursor nor a range moves for a number given back.
  */
-static int lfr_claim_publish(struct lfr *lf, bool *built)
+static int lfr_claim_publish(struct lfr *lf, bool *done)
 {
 	struct lfr_pcpu *c = this_cpu_ptr(lf->pcpu);
-	bool searched = false;
 	s64 cur;
 	u64 lap;
+	u32 end;
 	int pid;
 
 	pid = lf->ranges ? lfr_claim_range(lf, c) : -ENOSPC;
-	if (pid < 0) {
-		pid = pidx_pidmap_claim_cyclic(&lf->pm, &cur, &lap);
-		if (pid < 0)
-			return pid;
-		searched = true;
-		if (lf->ranges) {
-			/* the rest of the number's bitmap line is this CPU's */
-			c->end = pid < PIDX_RESERVED_PIDS ? pid + 1 :
-				 min_t(u32, round_up(pid + 1, LFR_RANGE),
-				       lf->pid_max);
-			pidx_pidmap_advance(&lf->pm, cur, lap, c->end);
-		}
+	if (pid >= 0) {
+		*done = lfr_publish(lf, pid);
+		c->next = *done ? pid + 1 : pid;
+		return pid;
 	}
-	*built = lfr_publish(lf, pid);
-	if (lf->ranges)
-		c->next = *built ? pid + 1 : pid;
-	else if (searched && *built)
-		pidx_pidmap_advance(&lf->pm, cur, lap, pid + 1);
+	pid = pidx_pidmap_claim_cyclic(&lf->pm, &cur, &lap);
+	if (pid < 0)
+		return pid;
+	*done = lfr_publish(lf, pid);
+	if (!*done)
+		return pid;
+	end = pid + 1;
+	if (lf->ranges && pid >= PIDX_RESERVED_PIDS) {
+		/* the rest of the number's bitmap line is this CPU's */
+		end = min_t(u32, round_up(end, LFR_RANGE), lf->pid_max);
+		c->next = pid + 1;
+		c->end = end;
+	}
+	pidx_pidmap_advance(&lf->pm, cur, lap, end);
 	return pid;
 }
 
@@ -375,34 +390,26 @@ static int lfr_alloc(struct pidx_index *idx, gfp_t gfp)
 {
 	struct lfr *lf = to_lfr(idx);
 	unsigned long flags;
-	int pid, built = -1;
-	bool published;
+	bool done;
+	int pid;
 
 	for (;;) {
 		local_irq_save(flags);
 		rcu_read_lock();
-		pid = lfr_claim_publish(lf, &published);
-		/* a leaf built for a number another writer took: not left empty */
-		if (built >= 0 &&
-		    (pid < 0 || pid / BITS_PER_LONG != built / BITS_PER_LONG)) {
-			lfr_leaf_reap(lf, built);
-			built = -1;
-		}
+		pid = lfr_claim_publish(lf, &done);
 		rcu_read_unlock();
 		local_irq_restore(flags);
-		if (pid < 0 || published)
+		if (pid < 0 || done)
 			break;
-		if (!lfr_leaf_build(lf, pid, gfp)) {
-			pid = -ENOMEM;
-			break;
-		}
-		built = pid;
+		if (!lfr_spare_refill(lf, gfp))
+			return -ENOMEM;
 	}
+	/* for the next section that finds no leaf */
 	lfr_spare_refill(lf, gfp);
 	return pid;
 }
 
-/* Interrupts off, rcu_read_lock(): 0, -EEXIST, or -EAGAIN to build again. */
+/* Interrupts off, rcu_read_lock(): 0, -EEXIST, or -EAGAIN for a spare. */
 static int lfr_claim_insert(struct lfr *lf, u32 pid)
 {
 	unsigned long *slot;
@@ -426,17 +433,18 @@ static int lfr_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
 
 	if (pid < 1 || pid >= lf->pid_max)
 		return -EINVAL;
-	do {
-		if (!lfr_leaf_build(lf, pid, gfp))
+	for (;;) {
+		/* a leaf to install, should the number have none */
+		if (!lfr_spare_refill(lf, gfp) && !READ_ONCE(*lfr_leaf_ref(lf, pid)))
 			return -ENOMEM;
 		local_irq_save(flags);
 		rcu_read_lock();
 		ret = lfr_claim_insert(lf, pid);
 		rcu_read_unlock();
 		local_irq_restore(flags);
-	} while (ret == -EAGAIN);
-	lfr_spare_refill(lf, gfp);
-	return ret;
+		if (ret != -EAGAIN)
+			return ret;
+	}
 }
 
 static bool lfr_lookup(struct pidx_index *idx, u32 pid)
@@ -477,15 +485,12 @@ static int lfr_remove(struct pidx_index *idx, u32 pid)
 static int lfr_find_ge(struct pidx_index *idx, u32 pid)
 {
 	struct lfr *lf = to_lfr(idx);
-	unsigned long k = max(pid, 1U);
+	u32 k = max(pid, 1U);
 
 	for (; k < lf->pid_max; k++) {
-		k = find_next_bit(lf->pm.map, lf->pid_max, k);
-		if (k >= lf->pid_max)
-			break;
-		pidx_visit_node(&lf->pm.map[k / BITS_PER_LONG], sizeof(long));
+		k = pidx_pidmap_next_claimed(&lf->pm, k);
 		/* a set bit whose slot is empty: a writer inside its section */
-		if (lfr_lookup(idx, k))
+		if (k < lf->pid_max && lfr_lookup(idx, k))
 			return k;
 	}
 	return -ENOENT;
@@ -503,6 +508,7 @@ struct lfr_walk {
 	unsigned int bad;
 	long leaves;
 	long keys;
+	long tagged;		/* leaf pointers left tagged LFR_RETIRING */
 	u64 *count;
 };
 
@@ -516,10 +522,14 @@ static void lfr_walk(struct lfr_walk *w, struct lfr_inner *n,
 		k = base + (i << shift);
 		if (!n->child[i])
 			continue;
-		if (shift > LFR_SHIFT)
+		if (shift > LFR_SHIFT) {
 			lfr_walk(w, n->child[i], shift - LFR_SHIFT, k);
-		else if (w->leaf)
-			w->leaf(w, n->child[i], k);
+			continue;
+		}
+		w->tagged += (unsigned long)n->child[i] & LFR_RETIRING;
+		if (w->leaf)
+			w->leaf(w, (struct lfr_leaf *)((unsigned long)n->child[i] &
+						       ~LFR_RETIRING), k);
 	}
 	if (w->inner)
 		w->inner(w, n);
@@ -653,7 +663,7 @@ static void lfr_destroy(struct pidx_index *idx)
 struct lfr_totals {
 	long keys;
 	long leaves;
-	unsigned long lost;
+	unsigned long retired;
 	unsigned long waits;
 	unsigned long rebuilds;
 	long spares;
@@ -669,7 +679,7 @@ static void lfr_sum(struct lfr *lf, struct lfr_totals *t)
 
 		t->keys += READ_ONCE(c->keys);
 		t->leaves += READ_ONCE(c->leaves);
-		t->lost += READ_ONCE(c->lost);
+		t->retired += READ_ONCE(c->retired);
 		t->waits += READ_ONCE(c->waits);
 		t->rebuilds += READ_ONCE(c->rebuilds);
 		t->spares += !!READ_ONCE(c->spare);
@@ -739,6 +749,8 @@ static unsigned int lfr_verify(struct pidx_index *idx)
 			w.keys);
 	if (t.keys != w.keys)
 		lfr_bad(&w, "%ld keys in the tree, count %ld", w.keys, t.keys);
+	if (w.tagged)
+		lfr_bad(&w, "%ld leaf pointers tagged retiring", w.tagged);
 	if (t.leaves != w.leaves)
 		lfr_bad(&w, "%ld leaves in the tree, count %ld", w.leaves,
 			t.leaves);
@@ -763,7 +775,7 @@ static size_t lfr_mem_bytes(struct pidx_index *idx)
 
 	lfr_sum(lf, &t);
 	return lfr_fixed_bytes(lf) +
-	       (max(t.leaves, 0L) + t.spares) * sizeof(struct lfr_leaf);
+	       (max(t.leaves, 0L) + t.spares) * LFR_LEAF_BYTES;
 }
 
 static void lfr_describe(struct pidx_index *idx, char *buf, size_t len)
@@ -773,8 +785,8 @@ static void lfr_describe(struct pidx_index *idx, char *buf, size_t len)
 
 	lfr_sum(lf, &t);
 	scnprintf(buf, len,
-		  "keys=%ld;leaves=%ld;spares=%ld;inner=%ld;height=%u;lost_installs=%lu;rebuilds=%lu;insert_waits=%lu;cursor=%u;laps=%llu;bitmap_bytes=%zu",
-		  t.keys, t.leaves, t.spares, lf->inner, lf->height, t.lost, t.rebuilds,
+		  "keys=%ld;leaves=%ld;spares=%ld;inner=%ld;height=%u;retired=%lu;rebuilds=%lu;insert_waits=%lu;cursor=%u;laps=%llu;bitmap_bytes=%zu",
+		  t.keys, t.leaves, t.spares, lf->inner, lf->height, t.retired, t.rebuilds,
 		  t.waits, pidx_pidmap_cursor(&lf->pm), pidx_pidmap_laps(&lf->pm),
 		  (lf->pm.nwords + BITS_TO_LONGS(lf->pm.nwords)) * sizeof(long));
 }

@@ -114,34 +114,26 @@ static unsigned long pidmap_fixed_bits(const struct pidx_pidmap *pm,
 	return bits;
 }
 
-bool pidx_pidmap_lock_word(struct pidx_pidmap *pm, unsigned int w)
+bool pidx_pidmap_word_unclaimed(struct pidx_pidmap *pm, unsigned int w)
 {
-	unsigned long *releases = this_cpu_ptr(pm->releases);
-	unsigned long fixed = pidmap_fixed_bits(pm, w);
-
-	if (READ_ONCE(pm->map[w]) != fixed)
-		return false;
-	/* odd before the numbers look taken: cmpxchg() orders the two */
-	WRITE_ONCE(*releases, *releases + 1);
-	if (cmpxchg(&pm->map[w], fixed, ~0UL) == fixed)
-		return true;
-	WRITE_ONCE(*releases, *releases + 1);
-	return false;
+	return READ_ONCE(pm->map[w]) == pidmap_fixed_bits(pm, w);
 }
 
-void pidx_pidmap_unlock_word(struct pidx_pidmap *pm, unsigned int w)
+u32 pidx_pidmap_next_claimed(struct pidx_pidmap *pm, u32 k)
 {
-	unsigned long *releases = this_cpu_ptr(pm->releases);
+	unsigned long val;
+	unsigned int w;
 
-	/*
-	 * What the locker retired before the numbers are free again.  No bit
-	 * of a locked word can change, so a store is enough, and no claim
-	 * filled it, so its full bit was never set.
-	 */
-	smp_store_release(&pm->map[w], pidmap_fixed_bits(pm, w));
-	/* the word settled before the count is even again */
-	smp_wmb();
-	WRITE_ONCE(*releases, *releases + 1);
+	pidx_visit_node(pm->map, sizeof(unsigned long));
+	while (k < pm->pid_max) {
+		w = k / BITS_PER_LONG;
+		pidx_visit_more(&pm->map[w], sizeof(unsigned long));
+		val = READ_ONCE(pm->map[w]) & ~(BIT(k % BITS_PER_LONG) - 1);
+		if (val)
+			return min_t(u32, w * BITS_PER_LONG + __ffs(val), pm->pid_max);
+		k = (w + 1) * BITS_PER_LONG;
+	}
+	return pm->pid_max;
 }
 
 u32 pidx_pidmap_next_free(struct pidx_pidmap *pm, u32 k, u32 end)

@@ -46,15 +46,13 @@ size_t pidx_pidmap_bytes(const struct pidx_pidmap *pm);
 bool pidx_pidmap_claim(struct pidx_pidmap *pm, u32 k);
 /* With interrupts off, after the index no longer holds @k. */
 void pidx_pidmap_release(struct pidx_pidmap *pm, u32 k);
+/* No number of word @w is claimed: number 0 and the tail past pid_max aside. */
+bool pidx_pidmap_word_unclaimed(struct pidx_pidmap *pm, unsigned int w);
 /*
- * Takes every number of word @w at once when none of them is claimed, so that
- * the index can retire what it keeps for those numbers while no writer can
- * claim one; false when one is claimed.  Interrupts off, until
- * pidx_pidmap_unlock_word(): the word counts as a release under way, so that
- * no search takes its numbers for taken and reports a full space.
+ * The first claimed number in [@k, pid_max), or pid_max; @k >= 1.  Its reads
+ * are marked, as writers change the map under it.
  */
-bool pidx_pidmap_lock_word(struct pidx_pidmap *pm, unsigned int w);
-void pidx_pidmap_unlock_word(struct pidx_pidmap *pm, unsigned int w);
+u32 pidx_pidmap_next_claimed(struct pidx_pidmap *pm, u32 k);
 /* The first number in [@k, @end) that looks free, or @end. */
 u32 pidx_pidmap_next_free(struct pidx_pidmap *pm, u32 k, u32 end);
 
