@@ -217,6 +217,13 @@ static inline u32 pidx_rand_below(u64 *state, u32 n)
 }
 
 /*
+ * verify(): count a violation in *@bad, and log it under @who while few
+ * have been (pidx_verify.c).
+ */
+__printf(3, 4)
+void pidx_verify_bad(unsigned int *bad, const char *who, const char *fmt, ...);
+
+/*
  * Test only (module parameter fail_remove_alloc = N > 0): every Nth node
  * allocation that a removal makes fails as if memory ran out, so that the
  * -ENOMEM path of an index whose removal allocates can be reached without

@@ -74,11 +74,11 @@
 #include "pidx.h"
 #include "pidx_pidmap.h"
 
+#define lz_bad(bad, ...)	pidx_verify_bad(bad, "lazyskip", __VA_ARGS__)
+
 #define LZ_MAX_LEVEL		PIDX_SL_LEVELS_MAX
 #define LZ_NR_CLASSES		4
 #define LZ_CLASS_SIZE(cls)	(32U << (cls))
-/* verify() reports beyond this many only add to the count */
-#define LZ_REPORT_MAX		10
 
 /*
  * Bits of a node's word.  Once the node is published, the lock bit is taken
@@ -764,24 +764,6 @@ static void lz_sum(struct lz *lz, struct lz_totals *t)
 		for (h = 1; h <= lz->max_level; h++)
 			t->hist[h] += READ_ONCE(c->hist[h]);
 	}
-}
-
-__printf(2, 3)
-static void lz_bad(unsigned int *bad, const char *fmt, ...)
-{
-	struct va_format vaf;
-	va_list args;
-
-	if (*bad < LZ_REPORT_MAX) {
-		va_start(args, fmt);
-		vaf.fmt = fmt;
-		vaf.va = &args;
-		pr_err("lazyskip verify: %pV\n", &vaf);
-		va_end(args);
-	} else if (*bad == LZ_REPORT_MAX) {
-		pr_err("lazyskip verify: further violations only counted\n");
-	}
-	(*bad)++;
 }
 
 /*

@@ -88,6 +88,8 @@
 #include "pidx.h"
 #include "pidx_pidmap.h"
 
+#define lfr_bad(bad, ...)	pidx_verify_bad(bad, "lfradix", __VA_ARGS__)
+
 #define LFR_SHIFT	6
 #define LFR_SLOTS	BIT(LFR_SHIFT)
 #define LFR_MASK	(LFR_SLOTS - 1)
@@ -95,8 +97,6 @@
 #define LFR_RANGE	(L1_CACHE_BYTES * BITS_PER_BYTE)
 /* a leaf pointer's tag while its remover decides whether to retire it */
 #define LFR_RETIRING	1UL
-/* verify() reports beyond this many only add to the count */
-#define LFR_REPORT_MAX	10
 
 struct lfr_leaf {
 	unsigned long key[LFR_SLOTS];	/* the number, or 0 */
@@ -686,22 +686,6 @@ static void lfr_sum(struct lfr *lf, struct lfr_totals *t)
 	}
 }
 
-__printf(2, 3)
-static void lfr_bad(struct lfr_walk *w, const char *fmt, ...)
-{
-	struct va_format vaf;
-	va_list args;
-
-	if (w->bad < LFR_REPORT_MAX) {
-		va_start(args, fmt);
-		vaf.fmt = fmt;
-		vaf.va = &args;
-		pr_err("lfradix verify: %pV\n", &vaf);
-		va_end(args);
-	}
-	w->bad++;
-}
-
 /* A leaf's slots: each empty or its own number, claimed; some key present. */
 static void lfr_verify_leaf(struct lfr_walk *w, struct lfr_leaf *leaf, u32 base)
 {
@@ -711,24 +695,24 @@ static void lfr_verify_leaf(struct lfr_walk *w, struct lfr_leaf *leaf, u32 base)
 
 	w->leaves++;
 	if (base >= lf->pid_max)
-		lfr_bad(w, "a leaf for numbers from %u, pid_max %u", base,
+		lfr_bad(&w->bad, "a leaf for numbers from %u, pid_max %u", base,
 			lf->pid_max);
 	for (i = 0; i < LFR_SLOTS; i++) {
 		k = base + i;
 		if (!leaf->key[i]) {
 			if (k && k < lf->pid_max && test_bit(k, lf->pm.map))
-				lfr_bad(w, "number %u claimed, its slot empty", k);
+				lfr_bad(&w->bad, "number %u claimed, its slot empty", k);
 			continue;
 		}
 		keys++;
 		if (leaf->key[i] != k || k >= lf->pid_max)
-			lfr_bad(w, "slot of %u holds %lu", k, leaf->key[i]);
+			lfr_bad(&w->bad, "slot of %u holds %lu", k, leaf->key[i]);
 		else if (!test_bit(k, lf->pm.map))
-			lfr_bad(w, "key %u not claimed in the bitmap", k);
+			lfr_bad(&w->bad, "key %u not claimed in the bitmap", k);
 	}
 	/* the remover of the last key retires the leaf */
 	if (!keys)
-		lfr_bad(w, "the leaf of numbers %u-%u is empty", base,
+		lfr_bad(&w->bad, "the leaf of numbers %u-%u is empty", base,
 			(u32)(base + LFR_MASK));
 	w->keys += keys;
 }
@@ -745,24 +729,24 @@ static unsigned int lfr_verify(struct pidx_index *idx)
 	w.bad += pidx_pidmap_verify(&lf->pm, "lfradix", &claimed);
 	lfr_sum(lf, &t);
 	if (claimed != w.keys)
-		lfr_bad(&w, "%ld numbers claimed, %ld keys in the tree", claimed,
+		lfr_bad(&w.bad, "%ld numbers claimed, %ld keys in the tree", claimed,
 			w.keys);
 	if (t.keys != w.keys)
-		lfr_bad(&w, "%ld keys in the tree, count %ld", w.keys, t.keys);
+		lfr_bad(&w.bad, "%ld keys in the tree, count %ld", w.keys, t.keys);
 	if (w.tagged)
-		lfr_bad(&w, "%ld leaf pointers tagged retiring", w.tagged);
+		lfr_bad(&w.bad, "%ld leaf pointers tagged retiring", w.tagged);
 	if (t.leaves != w.leaves)
-		lfr_bad(&w, "%ld leaves in the tree, count %ld", w.leaves,
+		lfr_bad(&w.bad, "%ld leaves in the tree, count %ld", w.leaves,
 			t.leaves);
 	for_each_possible_cpu(cpu) {
 		struct lfr_pcpu *c = per_cpu_ptr(lf->pcpu, cpu);
 
 		if (c->next > c->end || c->end > lf->pid_max)
-			lfr_bad(&w, "CPU %u: range [%u, %u), pid_max %u", cpu,
+			lfr_bad(&w.bad, "CPU %u: range [%u, %u), pid_max %u", cpu,
 				c->next, c->end, lf->pid_max);
 		for (i = 0; c->spare && i < LFR_SLOTS; i++)
 			if (c->spare->key[i])
-				lfr_bad(&w, "CPU %u: spare leaf holds %lu", cpu,
+				lfr_bad(&w.bad, "CPU %u: spare leaf holds %lu", cpu,
 					c->spare->key[i]);
 	}
 	return w.bad;

@@ -20,8 +20,6 @@
 
 /* searches of a full space that releases overlapped, before -ENOSPC anyway */
 #define PIDMAP_CLAIM_PASSES	8
-/* verify() reports beyond this many only add to the count */
-#define PIDMAP_REPORT_MAX	10
 
 int pidx_pidmap_init(struct pidx_pidmap *pm, u32 pid_max)
 {
@@ -243,22 +241,6 @@ void pidx_pidmap_advance(struct pidx_pidmap *pm, s64 cur, u64 lap, u32 next)
 		;
 }
 
-__printf(3, 4)
-static void pidmap_bad(unsigned int *bad, const char *who, const char *fmt, ...)
-{
-	struct va_format vaf;
-	va_list args;
-
-	if (*bad < PIDMAP_REPORT_MAX) {
-		va_start(args, fmt);
-		vaf.fmt = fmt;
-		vaf.va = &args;
-		pr_err("%s verify: %pV\n", who, &vaf);
-		va_end(args);
-	}
-	(*bad)++;
-}
-
 unsigned int pidx_pidmap_verify(struct pidx_pidmap *pm, const char *who,
 				long *claimed)
 {
@@ -270,19 +252,19 @@ unsigned int pidx_pidmap_verify(struct pidx_pidmap *pm, const char *who,
 		bits += test_bit(k, pm->map);
 	*claimed = bits;
 	if (!test_bit(0, pm->map))
-		pidmap_bad(&bad, who, "number 0 free in the bitmap");
+		pidx_verify_bad(&bad, who, "number 0 free in the bitmap");
 	for (k = pm->pid_max; k < pm->nwords * BITS_PER_LONG; k++)
 		if (!test_bit(k, pm->map))
-			pidmap_bad(&bad, who, "number %u past pid_max free in the bitmap", k);
+			pidx_verify_bad(&bad, who, "number %u past pid_max free in the bitmap", k);
 	for (w = 0; w < pm->nwords; w++)
 		if (test_bit(w, pm->full) && pm->map[w] != ~0UL)
-			pidmap_bad(&bad, who, "bitmap word %u marked full: %#lx", w,
-				   pm->map[w]);
+			pidx_verify_bad(&bad, who, "bitmap word %u marked full: %#lx",
+					w, pm->map[w]);
 	for_each_possible_cpu(cpu)
 		if (*per_cpu_ptr(pm->releases, cpu) & 1)
-			pidmap_bad(&bad, who, "CPU %u: a release under way", cpu);
+			pidx_verify_bad(&bad, who, "CPU %u: a release under way", cpu);
 	cursor = pidx_pidmap_cursor(pm);
 	if (cursor > pm->pid_max)
-		pidmap_bad(&bad, who, "cursor %u past pid_max %u", cursor, pm->pid_max);
+		pidx_verify_bad(&bad, who, "cursor %u past pid_max %u", cursor, pm->pid_max);
 	return bad;
 }
