@@ -25,15 +25,19 @@
  * looks at the pointer and waits while it is tagged.  Both steps are full
  * barriers, so one side sees the other: either the remover sees the claim
  * and untags, or the writer sees the tag and, once it is gone, no leaf.  So
- * no slot is ever stored into a retired leaf, and no empty leaf stays in the
- * tree.  A retired leaf becomes this CPU's spare if it has none, else it is
- * freed after a grace period.  Reusing it at once is safe because a slot
- * holds a whole number: a reader still in the old leaf reads 0 or another
- * word's number, never its own key, and its key cannot be present then (the
- * leaf was retired because its word was empty).  Spares are refilled after a
- * section, where @gfp may sleep; only when a CPU has none (the refill
- * failed, or an interrupt's writer took it) does a writer give its number
- * back, allocate, and claim again.
+ * no slot is ever stored into a retired leaf.  No empty leaf stays in the
+ * tree because every release of a number tries to retire: the remover's,
+ * and that of a writer that gives its number back; and a remover that finds
+ * another's tag waits for its decision and decides again, since that one may
+ * untag for a claim whose key is gone by then.  A retired leaf becomes
+ * this CPU's spare if it has none, else it is freed after a grace period.
+ * Reusing it at once is safe because a slot holds a whole number: a reader
+ * still in the old leaf reads 0 or another word's number, never its own
+ * key, and its key cannot be present then (the leaf was retired because its
+ * word was empty).  Spares are refilled before a section, where @gfp may
+ * sleep; only when a CPU has none (the refill failed, or an interrupt's
+ * writer took it) does a writer give its number back, allocate, and claim
+ * again.
  *
  * Writers and what readers see.  A number's bit is claimed before its slot
  * is stored and released after the slot is cleared, and each of those runs
@@ -277,14 +281,20 @@ static bool lfr_spare_refill(struct lfr *lf, gfp_t gfp)
 static void lfr_leaf_reap(struct lfr *lf, u32 k)
 {
 	unsigned int w = k / BITS_PER_LONG;
-	unsigned long *ref = lfr_leaf_ref(lf, k), leaf = READ_ONCE(*ref);
+	unsigned long *ref = lfr_leaf_ref(lf, k), leaf;
 	struct lfr_pcpu *c;
 
-	if (!leaf || (leaf & LFR_RETIRING) ||
-	    !pidx_pidmap_word_unclaimed(&lf->pm, w))
-		return;
-	if (cmpxchg(ref, leaf, leaf | LFR_RETIRING) != leaf)
-		return;
+	/*
+	 * Another remover's tag: wait for its decision, then decide again.
+	 * It may untag because of a claim whose key is gone by now, and
+	 * then nobody else would retire the leaf.
+	 */
+	do {
+		while ((leaf = READ_ONCE(*ref)) & LFR_RETIRING)
+			cpu_relax();
+		if (!leaf || !pidx_pidmap_word_unclaimed(&lf->pm, w))
+			return;
+	} while (cmpxchg(ref, leaf, leaf | LFR_RETIRING) != leaf);
 	pidx_race_delay();
 	if (!pidx_pidmap_word_unclaimed(&lf->pm, w)) {
 		/* a writer claimed meanwhile: it stores into this leaf */
@@ -324,6 +334,8 @@ static bool lfr_publish(struct lfr *lf, u32 k)
 	if (!slot) {
 		pidx_race_delay();
 		pidx_pidmap_release(&lf->pm, k);
+		/* a leaf installed meanwhile by a claimer since gone */
+		lfr_leaf_reap(lf, k);
 		this_cpu_inc(lf->pcpu->rebuilds);
 		return false;
 	}
@@ -393,6 +405,8 @@ static int lfr_alloc(struct pidx_index *idx, gfp_t gfp)
 	bool done;
 	int pid;
 
+	/* a leaf at hand, should the number have none: no claim given back */
+	lfr_spare_refill(lf, gfp);
 	for (;;) {
 		local_irq_save(flags);
 		rcu_read_lock();
@@ -400,13 +414,10 @@ static int lfr_alloc(struct pidx_index *idx, gfp_t gfp)
 		rcu_read_unlock();
 		local_irq_restore(flags);
 		if (pid < 0 || done)
-			break;
+			return pid;
 		if (!lfr_spare_refill(lf, gfp))
 			return -ENOMEM;
 	}
-	/* for the next section that finds no leaf */
-	lfr_spare_refill(lf, gfp);
-	return pid;
 }
 
 /* Interrupts off, rcu_read_lock(): 0, -EEXIST, or -EAGAIN for a spare. */
