@@ -342,6 +342,21 @@ user_tests() {
 			fi
 		done
 	done
+	# races a review found, replayed step by step (user/replay/): each
+	# exits 0 only with the index consistent and its memory back
+	if make -C "$SRC/user" replays KDIR="$KDIR" >"$WORK/replays-build.log" 2>&1 &&
+		! grep -E 'warning:|error:' "$WORK/replays-build.log"; then
+		for f in "$SRC"/user/replay/lfr_*.c; do
+			f=$(basename "$f" .c)
+			if out=$(timeout 60 "$SRC/user/build/replay/$f" 2>&1); then
+				pass "user: replay $f: $(echo "$out" | grep '^verify' | head -1)"
+			else
+				fail "user: replay $f" "exit 0, saw: $(echo "$out" | tail -3 | tr '\n' ' ')"
+			fi
+		done
+	else
+		fail "make replays" "no warning, saw: $(grep -E 'warning:|error:|Error' "$WORK/replays-build.log" | head -3)"
+	fi
 	# deterministic counts: one seed, two runs, the same numbers
 	for n in 1 2; do
 		"$SRC/user/pidx-user" --cachegrind --indexes idr,skiplist --keys 1K --ops 2000 \

@@ -1,0 +1,92 @@
+/*
+ * Replay of a race that left an empty leaf in lfradix (2a5ed47 fixed it):
+ * remover R (CPU 0) empties word 0 and sees it unclaimed; C (CPU 1)
+ * allocates 2 in word 0 and stores it; R tags the leaf and, looking again,
+ * sees 2 claimed, so it will untag.  Meanwhile R2 (CPU 1) removes 2 and
+ * must not give up on R's tag: R2 waits for R's decision and retires the
+ * leaf itself.  Link wrappers put C's and R2's steps inside R's window.
+ * Expected: "verify: 0 violations", mem_bytes back at or below the empty
+ * index's, pidx_mem.bytes 0 after destroy.
+ */
+#include "pidx_lfradix.c"
+int usleep(unsigned int);
+
+struct pidx_mem_account pidx_mem;
+bool pidx_fault_remove_alloc(void) { return false; }
+DEFINE_STATIC_KEY_FALSE(pidx_race_delays);
+void __pidx_race_delay(void) { }
+void kc_init(void);
+void kc_set_cpu(int cpu);
+void h_init(void); void h_post(int); void h_wait(int);
+void *h_start(void *(*fn)(void *)); void h_join(void *);
+
+static struct pidx_index *idx;
+static const struct pidx_ops *ops;
+static __thread int is_r;
+static int calls;
+
+bool __real_pidx_pidmap_word_unclaimed(struct pidx_pidmap *pm, unsigned int w);
+bool __wrap_pidx_pidmap_word_unclaimed(struct pidx_pidmap *pm, unsigned int w)
+{
+	bool v = __real_pidx_pidmap_word_unclaimed(pm, w);
+
+	if (is_r && calls == 0) {	/* R's pre-check saw word 0 unclaimed */
+		calls++;
+		h_post(0); h_wait(1);	/* C allocates 2 */
+	} else if (is_r && calls == 1) {	/* R's re-check, leaf tagged */
+		calls++;
+		h_post(2); usleep(300000);	/* R2 removes 2 */
+	}
+	printk("  R: word %u unclaimed=%d\n", w, v);
+	return v;
+}
+
+static void *thread_c(void *arg)
+{
+	int pid, r;
+
+	rcu_register_thread();
+	kc_set_cpu(1);
+	h_wait(0);
+	pid = ops->alloc(idx, GFP_KERNEL);
+	printk("C: alloc -> %d\n", pid);
+	h_post(1);
+	h_wait(2);
+	r = ops->remove(idx, pid);
+	printk("R2: remove(%d) -> %d\n", pid, r);
+	h_post(3);
+	rcu_unregister_thread();
+	return NULL;
+}
+
+int demo_main(void)
+{
+	struct pidx_params p = { .pid_max = 1024, .node = NUMA_NO_NODE };
+	unsigned int bad;
+	size_t mem;
+	void *tc;
+	int pid;
+
+	kc_init();
+	h_init();
+	rcu_register_thread();
+	kc_set_cpu(0);
+	ops = &pidx_lfradix_ops;
+	idx = ops->create(&p);
+	size_t empty = ops->mem_bytes(idx);
+	pid = ops->alloc(idx, GFP_KERNEL);
+	printk("R: alloc -> %d\n", pid);
+	tc = h_start(thread_c);
+	is_r = 1;
+	printk("R: remove(%d) -> %d\n", pid, ops->remove(idx, pid));
+	is_r = 0;
+	h_join(tc);
+	printk("find_ge(0)=%d\n", ops->find_ge(idx, 0));
+	bad = ops->verify(idx);
+	mem = ops->mem_bytes(idx);
+	printk("verify: %u violations; mem_bytes %zu, empty index %zu\n",
+	       bad, mem, empty);
+	ops->destroy(idx);
+	printk("pidx_mem.bytes after destroy: %ld\n", atomic_long_read(&pidx_mem.bytes));
+	return bad || mem > empty || atomic_long_read(&pidx_mem.bytes);
+}

@@ -1,0 +1,12 @@
+/* The replays' thread handshakes and main(), plain user space. */
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdlib.h>
+static sem_t s[4];
+void h_init(void) { for (int i = 0; i < 4; i++) sem_init(&s[i], 0, 0); }
+void h_post(int i) { sem_post(&s[i]); }
+void h_wait(int i) { sem_wait(&s[i]); }
+void *h_start(void *(*fn)(void *)) { pthread_t *t = malloc(sizeof(*t)); pthread_create(t, NULL, fn, NULL); return t; }
+void h_join(void *t) { pthread_join(*(pthread_t *)t, NULL); }
+extern int demo_main(void);
+int main(void) { return demo_main(); }
