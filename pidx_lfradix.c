@@ -257,7 +257,7 @@ static void lfr_leaf_free_rcu(struct rcu_head *rcu)
 	lfr_leaf_free(container_of(rcu, struct lfr_leaf, rcu));
 }
 
-/* After a section, where @gfp allows: false when this CPU has no spare. */
+/* Outside a section, where @gfp allows: false when this CPU has no spare. */
 static bool lfr_spare_refill(struct lfr *lf, gfp_t gfp)
 {
 	struct lfr_leaf *leaf;

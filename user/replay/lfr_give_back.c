@@ -8,17 +8,8 @@
  */
 #include "pidx_lfradix.c"
 
-struct pidx_mem_account pidx_mem;
-bool pidx_fault_remove_alloc(void) { return false; }
-DEFINE_STATIC_KEY_FALSE(pidx_race_delays);
-void __pidx_race_delay(void) { }
-void kc_init(void);
-void kc_set_cpu(int cpu);
-void h_init(void); void h_post(int); void h_wait(int);
-void *h_start(void *(*fn)(void *)); void h_join(void *);
+#include "replay.h"
 
-static struct pidx_index *idx;
-static const struct pidx_ops *ops;
 static __thread int is_p;
 static int armed;
 

@@ -1,0 +1,19 @@
+/*
+ * What a replay needs besides the index file it includes: the module's
+ * globals that pidx-user's driver would define, and the handshakes of
+ * replay_main.c by which its threads take turns.
+ */
+struct pidx_mem_account pidx_mem;
+bool pidx_fault_remove_alloc(void) { return false; }
+DEFINE_STATIC_KEY_FALSE(pidx_race_delays);
+void __pidx_race_delay(void) { }
+void kc_init(void);
+void kc_set_cpu(int cpu);
+void h_init(void);
+void h_post(int i);
+void h_wait(int i);
+void *h_start(void *(*fn)(void *));
+void h_join(void *t);
+
+static struct pidx_index *idx;
+static const struct pidx_ops *ops;
