@@ -234,6 +234,8 @@ static void pidx_st_basic(struct pidx_st *st)
 {
 	const u32 pid_max = 1024;
 	const u32 freed[] = { 5, 299, 300, 500, 1023 };
+	/* what alloc_pid() hands out after those, the floor being 300 */
+	const int wrapped[] = { 300, 500, 1023 };
 	struct pidx_oracle o;
 	struct pidx_index *idx;
 	size_t empty_bytes;
@@ -268,10 +270,12 @@ static void pidx_st_basic(struct pidx_st *st)
 	}
 	pidx_st_compare(st, idx, &o, "removals");
 	/* cyclic: 300, 500, 1023; from ranges those three in any order */
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < ARRAY_SIZE(wrapped); i++) {
 		got = st->ops->alloc(idx, GFP_KERNEL);
 		CHECK_EQ(st, got, pidx_oracle_want(&o, got, st->ops->alloc_ranges),
 			 i ? "alloc after wrap" : "alloc wraps to the reserved floor");
+		if (!st->ops->alloc_ranges)
+			CHECK_EQ(st, got, wrapped[i], "alloc after wrap, as written out");
 	}
 	CHECK_EQ(st, st->ops->alloc(idx, GFP_KERNEL), -ENOSPC,
 		 "alloc never goes below the reserved floor after a wrap");
