@@ -309,19 +309,21 @@ static void pidx_free_storm(struct pidx_storm *s)
 }
 
 /*
- * Runs on the CPUs of the node whose memory the prefill should take.  Not
- * for NUMA_NO_NODE or a node without memory: cpumask_of_node() indexes a
+ * Runs on a CPU of the node whose memory the prefill should take, one CPU
+ * and not the node's set, so that an index handing out numbers from per-CPU
+ * ranges (alloc_ranges) gives the prefill 1..keys in order.  Not for
+ * NUMA_NO_NODE or a node without memory: cpumask_of_node() indexes a
  * per-node table and has no entry for them.
  */
 static bool pidx_prefill_move(int node)
 {
-	const struct cpumask *mask;
+	unsigned int cpu;
 
 	if (!pidx_node_has_memory(node))
 		return false;
-	mask = cpumask_of_node(node);
-	return cpumask_intersects(mask, cpu_online_mask) &&
-	       !set_cpus_allowed_ptr(current, mask);
+	cpu = cpumask_first_and(cpumask_of_node(node), cpu_online_mask);
+	return cpu < nr_cpu_ids &&
+	       !set_cpus_allowed_ptr(current, cpumask_of(cpu));
 }
 
 /*
@@ -357,9 +359,13 @@ static int pidx_prefill(struct pidx_storm *s)
 		 * The kernel's own structures (idr, maple) take memory from
 		 * the allocating CPU's node: interleaving moves the prefill
 		 * to each node in turn, for the same runs of 64 keys that
-		 * pidx_mem_node() spreads our own indexes' nodes by.
+		 * pidx_mem_node() spreads our own indexes' nodes by.  Not
+		 * an index whose numbers come from per-CPU ranges: from two
+		 * CPUs its numbers would not be 1..keys, and it places its
+		 * memory by key itself.
 		 */
-		if (cfg->node == PIDX_NODE_INTERLEAVE && (!i || !((i + 1) & 63)))
+		if (cfg->node == PIDX_NODE_INTERLEAVE && !s->ops->alloc_ranges &&
+		    (!i || !((i + 1) & 63)))
 			pidx_prefill_move(pidx_mem_node(cfg->node, i + 1));
 		pid = s->ops->alloc(s->idx, GFP_KERNEL);
 		for (tries = 1; pid == -ENOMEM && tries < PIDX_PREFILL_TRIES; tries++) {
@@ -415,8 +421,13 @@ static int pidx_prefill_fn(void *arg)
 	const struct pidx_config *cfg = job->s->cfg;
 	int old_mark;
 
-	/* a node whose CPUs are all offline gets the placement of "any" */
-	if (cfg->node == NUMA_NO_NODE || (cfg->node >= 0 && !pidx_prefill_move(cfg->node)))
+	/*
+	 * A node whose CPUs are all offline gets the placement of "any", as
+	 * does interleave for an index that does not move (pidx_prefill()).
+	 */
+	if (cfg->node == NUMA_NO_NODE ||
+	    (cfg->node == PIDX_NODE_INTERLEAVE && job->s->ops->alloc_ranges) ||
+	    (cfg->node >= 0 && !pidx_prefill_move(cfg->node)))
 		set_cpus_allowed_ptr(current, cpumask_of(cpumask_first(&cfg->cpus)));
 	old_mark = pidx_fault_mark(pidx_run_faults & PIDX_FAULT_PREFILL);
 	job->ret = pidx_prefill(job->s);

@@ -71,8 +71,10 @@
  * leave and one comes back; with a spare at hand that allocates nothing.
  *
  * NUMA placement: inner nodes on pidx_mem_node(node, first number under
- * them); a spare is allocated for the number at the cursor, or is a retired
- * leaf, so under interleave a leaf may sit on another node than its numbers'.
+ * them); a spare is allocated for the word after the one numbers come from
+ * (the cursor's, or this CPU's range's), which it mostly serves next, or is
+ * a retired leaf: under interleave a leaf may sit on another node than its
+ * numbers'.
  * Visit tracing: a node counts once per level read, with the slot's line.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -261,10 +263,13 @@ static void lfr_leaf_free_rcu(struct rcu_head *rcu)
 static bool lfr_spare_refill(struct lfr *lf, gfp_t gfp)
 {
 	struct lfr_leaf *leaf;
+	u32 k;
 
 	if (this_cpu_read(lf->pcpu->spare))
 		return true;
-	leaf = lfr_leaf_new(lf, pidx_pidmap_cursor(&lf->pm), gfp);
+	/* placed for the word after the one numbers come from now: its next use */
+	k = lf->ranges ? this_cpu_read(lf->pcpu->next) : pidx_pidmap_cursor(&lf->pm);
+	leaf = lfr_leaf_new(lf, k + LFR_SLOTS, gfp);
 	if (!leaf)
 		return false;
 	/* this CPU's, or the one this task moved to: any CPU may use it */
