@@ -19,7 +19,7 @@
 #include "pidx_pidmap.h"
 
 /* searches of a full space that releases overlapped, before -ENOSPC anyway */
-#define PIDMAP_CLAIM_PASSES	8
+#define PIDMAP_CLAIM_PASSES	64
 
 int pidx_pidmap_init(struct pidx_pidmap *pm, u32 pid_max)
 {
@@ -62,20 +62,30 @@ size_t pidx_pidmap_bytes(const struct pidx_pidmap *pm)
  * Claim number @k.  When that fills its bitmap word, mark the word full;
  * a release may have freed a bit meanwhile and already looked at the full
  * bit, so look at the word again after setting it (each side writes, then
- * reads what the other writes: one of them sees the other's write).
+ * reads what the other writes: one of them sees the other's write).  Until
+ * that second look the full bit may be wrong, and a search would pass a
+ * free number of the word by: so this counts as a release under way, and a
+ * search that overlapped it tries again (pidmap_claim_any()).
  */
 bool pidx_pidmap_claim(struct pidx_pidmap *pm, u32 k)
 {
+	unsigned long *releases = this_cpu_ptr(pm->releases);
 	unsigned int w = k / BITS_PER_LONG;
 
 	if (test_and_set_bit(k, pm->map))
 		return false;
 	if (READ_ONCE(pm->map[w]) == ~0UL) {
+		WRITE_ONCE(*releases, *releases + 1);
+		/* odd before the full bit */
+		smp_mb__before_atomic();
 		set_bit(w, pm->full);
 		/* full bit before the second look at the word */
 		smp_mb__after_atomic();
 		if (READ_ONCE(pm->map[w]) != ~0UL)
 			clear_bit(w, pm->full);
+		/* the full bit settled before the count is even again */
+		smp_wmb();
+		WRITE_ONCE(*releases, *releases + 1);
 	}
 	return true;
 }
@@ -191,8 +201,13 @@ static unsigned long pidmap_releases(struct pidx_pidmap *pm, bool *busy)
  * check, per CPU: a lockless pass can otherwise miss every free number, each
  * freed behind it while the one ahead was taken, and report a full space
  * that never was.  With no release, the free numbers only shrank while the
- * pass ran, so the space was full when it ended.  Bounded, as interrupts are
- * off: a pass that keeps meeting releases has others making progress.
+ * pass ran, so the space was full when it ended.  A release under way when
+ * a pass would begin is waited for, not counted as a pass: it runs with
+ * interrupts off on another CPU (never this one, whose writers have them off
+ * too) and waits for nothing, though its vCPU may lose the host a while.
+ * A claim that fills a word counts as a release while its full bit may be
+ * wrong.  Passes that releases overlapped are bounded, as interrupts are
+ * off; each one means another CPU changed the map.
  */
 static int pidmap_claim_any(struct pidx_pidmap *pm, u32 floor)
 {
@@ -201,15 +216,16 @@ static int pidmap_claim_any(struct pidx_pidmap *pm, u32 floor)
 	bool busy;
 
 	for (pass = 0;; pass++) {
-		before = pidmap_releases(pm, &busy);
+		while (before = pidmap_releases(pm, &busy), busy)
+			cpu_relax();
 		/* the counts before the bitmap: pairs with pidx_pidmap_release() */
 		smp_rmb();
 		pid = pidmap_claim_from(pm, floor);
 		if (pid >= 0 || pass == PIDMAP_CLAIM_PASSES)
 			return pid;
-		/* the bitmap before the counts again */
+		/* the bitmap before the counts again: a release begun meanwhile changed them */
 		smp_rmb();
-		if (!busy && pidmap_releases(pm, &busy) == before)
+		if (pidmap_releases(pm, &busy) == before)
 			return pid;
 	}
 }

@@ -43,6 +43,7 @@ void pidx_pidmap_free(struct pidx_pidmap *pm);
 /* What init allocated: the two bitmaps and the per-CPU counts. */
 size_t pidx_pidmap_bytes(const struct pidx_pidmap *pm);
 
+/* With interrupts off: false when @k was claimed already. */
 bool pidx_pidmap_claim(struct pidx_pidmap *pm, u32 k);
 /* With interrupts off, after the index no longer holds @k. */
 void pidx_pidmap_release(struct pidx_pidmap *pm, u32 k);
