@@ -196,18 +196,35 @@ static unsigned long pidmap_releases(struct pidx_pidmap *pm, bool *busy)
 }
 
 /*
+ * The sum of the per-CPU release counts, each read once it is even: a CPU
+ * with an odd count is inside a release, or a claim that set a full bit,
+ * with interrupts off and waiting for nothing (never this CPU, whose writers
+ * have them off too), though its vCPU may lose the host a while.
+ */
+static unsigned long pidmap_releases_settled(struct pidx_pidmap *pm)
+{
+	unsigned long sum = 0, r;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		while ((r = READ_ONCE(*per_cpu_ptr(pm->releases, cpu))) & 1)
+			cpu_relax();
+		sum += r;
+	}
+	return sum;
+}
+
+/*
  * Claim the first free number in [@floor, pid_max).  -ENOSPC only from a
  * pass during which no release began or ended, as a seqcount reader would
  * check, per CPU: a lockless pass can otherwise miss every free number, each
  * freed behind it while the one ahead was taken, and report a full space
  * that never was.  With no release, the free numbers only shrank while the
- * pass ran, so the space was full when it ended.  A release under way when
- * a pass would begin is waited for, not counted as a pass: it runs with
- * interrupts off on another CPU (never this one, whose writers have them off
- * too) and waits for nothing, though its vCPU may lose the host a while.
- * A claim that fills a word counts as a release while its full bit may be
- * wrong.  Passes that releases overlapped are bounded, as interrupts are
- * off; each one means another CPU changed the map.
+ * pass ran, so the space was full when it ended.  A claim that fills a word
+ * counts as a release while its full bit may be wrong.  The first pass
+ * reads no count: it mostly finds a number.  Passes that releases
+ * overlapped are bounded, as interrupts are off; each one means another CPU
+ * changed the map.
  */
 static int pidmap_claim_any(struct pidx_pidmap *pm, u32 floor)
 {
@@ -215,19 +232,23 @@ static int pidmap_claim_any(struct pidx_pidmap *pm, u32 floor)
 	int pid, pass;
 	bool busy;
 
-	for (pass = 0;; pass++) {
-		while (before = pidmap_releases(pm, &busy), busy)
-			cpu_relax();
-		/* the counts before the bitmap: pairs with pidx_pidmap_release() */
+	pid = pidmap_claim_from(pm, floor);
+	for (pass = 0; pid < 0 && pass < PIDMAP_CLAIM_PASSES; pass++) {
+		before = pidmap_releases_settled(pm);
+		/*
+		 * the counts before the bitmap: pairs with pidx_pidmap_release()
+		 * and pidx_pidmap_claim()
+		 */
 		smp_rmb();
 		pid = pidmap_claim_from(pm, floor);
-		if (pid >= 0 || pass == PIDMAP_CLAIM_PASSES)
-			return pid;
-		/* the bitmap before the counts again: a release begun meanwhile changed them */
+		if (pid >= 0)
+			break;
+		/* the bitmap before the counts again: a window begun meanwhile changed them */
 		smp_rmb();
 		if (pidmap_releases(pm, &busy) == before)
-			return pid;
+			break;
 	}
+	return pid;
 }
 
 int pidx_pidmap_claim_cyclic(struct pidx_pidmap *pm, s64 *cur, u64 *lap)
