@@ -22,14 +22,7 @@ static void replay_hook(void);
 
 #include "pidx_pidmap.c"
 
-struct pidx_mem_account pidx_mem;
-void kc_init(void);
-void kc_set_cpu(int cpu);
-void h_init(void);
-void h_post(int i);
-void h_wait(int i);
-void *h_start(void *(*fn)(void *));
-void h_join(void *t);
+#include "replay.h"
 int usleep(unsigned int);
 
 static struct pidx_pidmap pm;

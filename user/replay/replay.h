@@ -15,5 +15,6 @@ void h_wait(int i);
 void *h_start(void *(*fn)(void *));
 void h_join(void *t);
 
-static struct pidx_index *idx;
-static const struct pidx_ops *ops;
+/* the index a replay drives, where it drives one */
+static struct pidx_index *idx __maybe_unused;
+static const struct pidx_ops *ops __maybe_unused;
