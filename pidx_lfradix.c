@@ -356,15 +356,11 @@ static bool lfr_publish(struct lfr *lf, u32 k)
  */
 static int lfr_claim_range(struct lfr *lf, struct lfr_pcpu *c)
 {
-	u32 k = c->next;
+	int pid = pidx_pidmap_claim_in(&lf->pm, c->next, c->end);
 
-	while ((k = pidx_pidmap_next_free(&lf->pm, k, c->end)) < c->end) {
-		if (pidx_pidmap_claim(&lf->pm, k))
-			return k;
-		k++;
-	}
-	c->next = c->end;
-	return -ENOSPC;
+	if (pid < 0)
+		c->next = c->end;
+	return pid;
 }
 
 /*

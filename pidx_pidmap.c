@@ -166,18 +166,23 @@ u32 pidx_pidmap_next_free(struct pidx_pidmap *pm, u32 k, u32 end)
 	return end;
 }
 
-/* Claim the first free number in [@k, pid_max), or -ENOSPC. */
-static int pidmap_claim_from(struct pidx_pidmap *pm, u32 k)
+int pidx_pidmap_claim_in(struct pidx_pidmap *pm, u32 k, u32 end)
 {
 	for (;;) {
-		k = pidx_pidmap_next_free(pm, k, pm->pid_max);
-		if (k >= pm->pid_max)
+		k = pidx_pidmap_next_free(pm, k, end);
+		if (k >= end)
 			return -ENOSPC;
 		if (pidx_pidmap_claim(pm, k))
 			return k;
 		/* another writer got it first: its number is not free */
 		k++;
 	}
+}
+
+/* Claim the first free number in [@k, pid_max), or -ENOSPC. */
+static int pidmap_claim_from(struct pidx_pidmap *pm, u32 k)
+{
+	return pidx_pidmap_claim_in(pm, k, pm->pid_max);
 }
 
 /* The sum of the per-CPU release counts; @busy: one is under way. */

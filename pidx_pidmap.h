@@ -56,6 +56,8 @@ bool pidx_pidmap_word_unclaimed(struct pidx_pidmap *pm, unsigned int w);
 u32 pidx_pidmap_next_claimed(struct pidx_pidmap *pm, u32 k);
 /* The first number in [@k, @end) that looks free, or @end. */
 u32 pidx_pidmap_next_free(struct pidx_pidmap *pm, u32 k, u32 end);
+/* With interrupts off: claims the first free number in [@k, @end), or -ENOSPC. */
+int pidx_pidmap_claim_in(struct pidx_pidmap *pm, u32 k, u32 end);
 
 /*
  * The cyclic search of alloc_pid() on the map: claims the first free number
