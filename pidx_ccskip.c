@@ -17,6 +17,22 @@
  * nodes instead of the (p - 1) log_p(n) nodes of a pointer-per-key skip list:
  * 4 at 32K keys, 5-6 at 1M.
  *
+ * Above the tree sits a directory indexed by the PID's high bits, as idr's
+ * levels are (struct ccs): per bucket of 8 numbers, the leaf that covers
+ * the bucket's first number if it holds keys of the bucket.  A lookup reads
+ * the bucket and that leaf, or the next bucket's leaf for a key past a leaf
+ * boundary inside its bucket, instead of one node per level; only when
+ * neither holds the key's range does it descend from the root (about 1
+ * lookup in 30 at 32K and at 1M dense keys).  The skip tree stays the
+ * index: writers, find_ge() and the cyclic search use it alone, and the
+ * directory only leads a lookup to a leaf the tree also reaches.  Between a
+ * writer's publish and its directory stores a lookup through the directory
+ * may still answer from the old leaf while find_ge() sees the new tree:
+ * both are answers about a key whose change has not returned, which pidx.h
+ * leaves open, and each agrees with the tree once it has.  It costs
+ * pid_max / 8 pointers (4 MiB at pid_max 4M, 256 KiB at 256K) and, per
+ * change, a store for each bucket of the new leaves' keys.
+ *
  * B = 16 (params->sl_p when it is 8 or 16; the skip lists' default of 4 would
  * make nodes too small to pay for their header).  A node then holds 16 keys
  * on average, 64 bytes: the keys a search touches are one or two cache
@@ -58,12 +74,15 @@
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
+/* kvzalloc_node(), kvfree(): in mm.h, not slab.h, before v5.16 */
 #include <linux/mm.h>
+#include <linux/overflow.h>
 #include <linux/prefetch.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
 
 #include "pidx.h"
 #include "pidx_compat.h"
@@ -72,15 +91,17 @@
 #define CCS_LEVELS_MAX		PIDX_SL_LEVELS_MAX
 /* keys in one node: the node header keeps the count in 16 bits */
 #define CCS_NR_MAX		U16_MAX
+/* numbers per directory bucket: see struct ccs */
+#define CCS_DIR_SHIFT		3
 /* reports beyond this many per verify() only add to the count */
 #define CCS_REPORT_MAX		10
 
 /*
  * A node is one kmalloc object:
  *
- *   [nr level scale][keys[nr]] pad [child[nr]][count[nr]] pad [tail]
+ *   [nr level scale hi][keys[nr]] pad [child[nr]][count[nr]] pad [tail]
  *
- * Readers touch the 8-byte header, the keys and one child pointer; a leaf
+ * Readers touch the 12-byte header, the keys and one child pointer; a leaf
  * (level 0) has no children and no counts.  The tail lies behind everything a
  * reader reads: its rcu_head is written while readers may still walk the
  * node, and it records how far back the node starts, so the RCU callback
@@ -97,6 +118,13 @@ struct ccs_node {
 	 * sealed) only costs the search its shortcut.
 	 */
 	u32 scale;
+	/*
+	 * The node's key range is [keys[0], hi).  A range changes only by a
+	 * split or a merge, and both replace the node, so hi is fixed for
+	 * the node's life: a reader that reaches a leaf from the directory
+	 * learns from it alone whether its key falls in that leaf.
+	 */
+	u32 hi;
 	u32 keys[];
 };
 
@@ -109,11 +137,22 @@ struct ccs_tail {
 struct ccs {
 	/* what readers load, away from the line writers dirty */
 	struct ccs_node __rcu *root;
+	/*
+	 * dir[b] is the leaf whose range holds the number b << CCS_DIR_SHIFT.
+	 * A lookup whose key is below that leaf's hi reads the leaf from here
+	 * and skips the levels above it, as idr's slots are reached by the
+	 * PID's bits; the keys of a bucket past that leaf (a leaf boundary
+	 * inside the bucket) descend from the root.  Writers store the new
+	 * leaves here after publishing them in the tree, and before retiring
+	 * the old ones, so a reader holds either, each a whole version.
+	 */
+	struct ccs_node __rcu **dir;
 	u32 pid_max;
 	u32 b;			/* a key grows a level with probability 1/b */
 	u32 b_shift;		/* log2(b) */
 	u32 max_level;		/* highest height a key may draw */
 	int node;		/* NUMA setting, see pidx_mem_node() */
+	u32 dir_nr;		/* buckets in dir */
 
 	/* Serializes writers, like pidmap_lock; readers never take it. */
 	spinlock_t lock ____cacheline_aligned_in_smp;
@@ -135,6 +174,11 @@ struct ccs_path {
 static struct ccs *to_ccs(struct pidx_index *idx)
 {
 	return (struct ccs *)idx;
+}
+
+static size_t ccs_dir_bytes(const struct ccs *c)
+{
+	return (size_t)(c->dir_nr + 1) * sizeof(*c->dir);
 }
 
 static size_t ccs_kids_off(u32 nr)
@@ -337,7 +381,7 @@ static u32 ccs_weight(struct ccs_node *n)
 }
 
 static struct ccs_node *ccs_node_new(struct ccs *c, u32 nr, u32 level,
-				     u32 first, gfp_t gfp)
+				     u32 first, u32 hi, gfp_t gfp)
 {
 	size_t size = ccs_tail_off(nr, level) + sizeof(struct ccs_tail);
 	size_t bytes = kmalloc_size_roundup(size);
@@ -355,6 +399,7 @@ static struct ccs_node *ccs_node_new(struct ccs *c, u32 nr, u32 level,
 	n->level = level;
 	n->unused = 0;
 	n->scale = 0;
+	n->hi = hi;
 	t = ccs_tail(n);
 	t->back = ccs_tail_off(nr, level);
 	t->bytes = bytes;
@@ -425,6 +470,13 @@ static gfp_t ccs_lock_gfp(gfp_t gfp)
 	return (gfpflags_allow_blocking(gfp) ? GFP_ATOMIC : gfp) | __GFP_NOWARN;
 }
 
+/* A leaf from the directory whose header said the key is not in it. */
+static __always_inline void ccs_visit_passed(const struct ccs_node *n)
+{
+	if (n)
+		pidx_visit_node(n, sizeof(*n));
+}
+
 /*
  * Every key is on level 0, so the descent tests for @pid there only: a test
  * on every level would be taken at a level that varies with the key's
@@ -433,10 +485,30 @@ static gfp_t ccs_lock_gfp(gfp_t gfp)
  */
 static bool ccs_lookup(struct pidx_index *idx, u32 pid)
 {
-	struct ccs_node *n = rcu_dereference(to_ccs(idx)->root);
-	struct ccs_node __rcu **kids;
+	struct ccs *c = to_ccs(idx);
+	struct ccs_node __rcu **kids, **d;
+	struct ccs_node *n;
 	u32 nr, i;
 
+	if (likely(pid < c->pid_max)) {
+		d = &c->dir[pid >> CCS_DIR_SHIFT];
+		pidx_visit_more(d, sizeof(*d));
+		n = rcu_dereference(d[0]);
+		if (likely(n && pid < n->hi))
+			goto leaf;
+		ccs_visit_passed(n);
+		/*
+		 * Past a leaf boundary inside the bucket: the leaf that starts
+		 * there usually holds the next bucket's keys too.  A leaf whose
+		 * range holds @pid answers for it, whichever version it is.
+		 */
+		pidx_visit_more(&d[1], sizeof(*d));
+		n = rcu_dereference(d[1]);
+		if (n && n->keys[0] <= pid && pid < n->hi)
+			goto leaf;
+		ccs_visit_passed(n);
+	}
+	n = rcu_dereference(c->root);
 	while (n->level) {
 		nr = n->nr;
 		kids = ccs_kids(n, nr);
@@ -449,6 +521,7 @@ static bool ccs_lookup(struct pidx_index *idx, u32 pid)
 		i = ccs_visit_rank(n, nr, pid);
 		n = ccs_rkid(n, nr, i);
 	}
+leaf:
 	/*
 	 * In a leaf of consecutive PIDs the interpolated slot is @pid's own:
 	 * one load then, not the window's three steps.
@@ -529,6 +602,35 @@ static void ccs_publish(struct ccs *c, struct ccs_path *path, u32 level,
 	rcu_assign_pointer(ccs_kids(p, p->nr)[path->pos[level + 1]], m);
 }
 
+/*
+ * Point the buckets of @leaf's keys at it, and clear the bucket of @edge if
+ * no key of @leaf is left in it.  The new leaves of one change cover the
+ * old ones' ranges exactly (a copy, a split in two, or a merge of two), and
+ * a bucket's entry can differ between the two versions only where a bucket
+ * has keys: so filling each new leaf, with @edge the key inserted or
+ * removed (the one point where a leaf's keys in a bucket can drop to none:
+ * a removed key, or a split at a bucket's middle), rewrites every entry
+ * that pointed at a leaf the change replaces.  The work is the leaf's keys,
+ * not its range, which is wide in a sparse PID space.
+ */
+static void ccs_dir_fill(struct ccs *c, struct ccs_node *leaf, u32 edge)
+{
+	u32 first = leaf->keys[0], eb = edge >> CCS_DIR_SHIFT, b, i;
+	bool kept = false;
+
+	for (i = 0; i < leaf->nr; i++) {
+		b = leaf->keys[i] >> CCS_DIR_SHIFT;
+		/* a bucket that starts before the leaf belongs to the one before */
+		if (b << CCS_DIR_SHIFT < first)
+			continue;
+		kept |= b == eb;
+		rcu_assign_pointer(c->dir[b], leaf);
+	}
+	if (!kept && eb << CCS_DIR_SHIFT >= first &&
+	    eb << CCS_DIR_SHIFT < leaf->hi)
+		RCU_INIT_POINTER(c->dir[eb], NULL);
+}
+
 /* Drop root levels that hold only the sentinel, so readers skip them. */
 static void ccs_shrink(struct ccs *c)
 {
@@ -548,7 +650,7 @@ static int ccs_grow(struct ccs *c, u32 h, gfp_t gfp)
 	u32 w = c->nr, l;
 
 	for (l = below->level + 1; l < h; l++) {
-		n = ccs_node_new(c, 1, l, 0, gfp);
+		n = ccs_node_new(c, 1, l, 0, c->pid_max, gfp);
 		if (!n) {
 			/* what was published so far is a valid, taller tree */
 			ccs_shrink(c);
@@ -611,11 +713,13 @@ static int ccs_insert_locked(struct ccs *c, u32 key, gfp_t gfp)
 		n = path.n[l];
 		p = path.pos[l];
 		if (l + 1 < h) {
-			fresh[nf++] = ccs_node_new(c, p + 1, l, n->keys[0], gfp);
-			fresh[nf++] = ccs_node_new(c, n->nr - p, l, key, gfp);
+			fresh[nf++] = ccs_node_new(c, p + 1, l, n->keys[0], key,
+						   gfp);
+			fresh[nf++] = ccs_node_new(c, n->nr - p, l, key, n->hi,
+						   gfp);
 		} else {
 			fresh[nf++] = ccs_node_new(c, n->nr + 1, l, n->keys[0],
-						   gfp);
+						   n->hi, gfp);
 		}
 		if (!fresh[nf - 1] || (nf > 1 && !fresh[nf - 2]))
 			goto nomem;
@@ -664,6 +768,11 @@ static int ccs_insert_locked(struct ccs *c, u32 key, gfp_t gfp)
 	ccs_publish(c, &path, h - 1, m);
 	for (l = h; l < path.top; l++)
 		ccs_counts(path.n[l])[path.pos[l]]++;
+	/* the new leaves: the two halves of a split, else the copy */
+	pidx_race_delay();
+	ccs_dir_fill(c, fresh[0], key);
+	if (h > 1)
+		ccs_dir_fill(c, fresh[1], key);
 	for (l = 0; l < h; l++)
 		ccs_node_retire(c, path.n[l]);
 	c->nr++;
@@ -705,12 +814,13 @@ static int ccs_remove_locked(struct ccs *c, u32 key)
 	for (l = 0; l < top; l++) {
 		fresh[l] = pidx_fault_remove_alloc() ? NULL :
 			   ccs_node_new(c, lchain[l]->nr + path.n[l]->nr - 1,
-					l, lchain[l]->keys[0], gfp);
+					l, lchain[l]->keys[0], path.n[l]->hi,
+					gfp);
 		if (!fresh[l])
 			goto nomem;
 	}
 	fresh[top] = pidx_fault_remove_alloc() ? NULL :
-		     ccs_node_new(c, n->nr - 1, top, n->keys[0], gfp);
+		     ccs_node_new(c, n->nr - 1, top, n->keys[0], n->hi, gfp);
 	if (!fresh[top])
 		goto nomem;
 
@@ -744,6 +854,9 @@ static int ccs_remove_locked(struct ccs *c, u32 key)
 	ccs_publish(c, &path, top, m);
 	for (l = top + 1; l < path.top; l++)
 		ccs_counts(path.n[l])[path.pos[l]]--;
+	/* the one new leaf: a merge of two, or the copy */
+	pidx_race_delay();
+	ccs_dir_fill(c, fresh[0], key);
 	for (l = 0; l < top; l++) {
 		ccs_node_retire(c, lchain[l]);
 		ccs_node_retire(c, path.n[l]);
@@ -889,7 +1002,7 @@ static struct pidx_index *ccs_create(const struct pidx_params *p)
 		c->max_level++;
 	c->rand = pidx_rand_seed(p->seed, 0xcc5);
 
-	root = ccs_node_new(c, 1, 0, 0, GFP_KERNEL);
+	root = ccs_node_new(c, 1, 0, 0, c->pid_max, GFP_KERNEL);
 	if (!root) {
 		kfree(c);
 		pidx_mem_uncharge(sizeof(*c));
@@ -897,6 +1010,18 @@ static struct pidx_index *ccs_create(const struct pidx_params *p)
 	}
 	root->keys[0] = 0;
 	RCU_INIT_POINTER(c->root, root);
+	c->dir_nr = DIV_ROUND_UP(c->pid_max, 1U << CCS_DIR_SHIFT);
+	/* one more, always NULL, for the lookup that reads a bucket's next */
+	c->dir = kvzalloc_node(array_size(c->dir_nr + 1, sizeof(*c->dir)),
+			       GFP_KERNEL, pidx_mem_node(c->node, 0));
+	if (!c->dir) {
+		ccs_node_discard(c, root);
+		kfree(c);
+		pidx_mem_uncharge(sizeof(*c));
+		return ERR_PTR(-ENOMEM);
+	}
+	pidx_mem_charge(ccs_dir_bytes(c));
+	ccs_dir_fill(c, root, 0);
 	return (struct pidx_index *)c;
 }
 
@@ -919,6 +1044,8 @@ static void ccs_destroy(struct pidx_index *idx)
 	ccs_free_tree(ccs_qroot(c));
 	/* nodes retired earlier still sit in RCU callbacks that uncharge */
 	rcu_barrier();
+	kvfree(c->dir);
+	pidx_mem_uncharge(ccs_dir_bytes(c));
 	kfree(c);
 	pidx_mem_uncharge(sizeof(*c));
 }
@@ -926,6 +1053,7 @@ static void ccs_destroy(struct pidx_index *idx)
 struct ccs_check {
 	struct ccs *c;
 	unsigned int bad;
+	u32 dir_ok;		/* buckets found pointing at their leaf */
 	size_t bytes;
 	u32 nodes[CCS_LEVELS_MAX];
 	u32 keys[CCS_LEVELS_MAX];
@@ -947,6 +1075,33 @@ static void ccs_bad(struct ccs_check *chk, const char *fmt, ...)
 		pr_err("ccskip verify: further violations only counted\n");
 	}
 	chk->bad++;
+}
+
+/*
+ * Each bucket that starts in @leaf's range [@lo, @hi) points at the leaf if
+ * one of its keys is in the bucket, else holds NULL.  The leaves partition
+ * [0, pid_max), so checking each leaf's buckets checks every bucket once.
+ */
+static void ccs_check_dir(struct ccs_check *chk, struct ccs_node *leaf,
+			  u32 lo, u32 hi)
+{
+	u32 b = DIV_ROUND_UP(lo, 1U << CCS_DIR_SHIFT);
+	u32 end = DIV_ROUND_UP(hi, 1U << CCS_DIR_SHIFT), i = 0;
+	struct ccs_node *d, *want;
+
+	for (; b < end; b++) {
+		while (i < leaf->nr && leaf->keys[i] >> CCS_DIR_SHIFT < b)
+			i++;
+		want = i < leaf->nr && leaf->keys[i] >> CCS_DIR_SHIFT == b ?
+		       leaf : NULL;
+		d = rcu_dereference_protected(chk->c->dir[b], true);
+		if (d != want)
+			ccs_bad(chk, "directory bucket %u: %s, the leaf at %u %s",
+				b, d ? "set" : "empty", lo,
+				want ? "has keys in it" : "has none");
+		else
+			chk->dir_ok++;
+	}
 }
 
 /*
@@ -980,6 +1135,9 @@ static u32 ccs_check_node(struct ccs_check *chk, struct ccs_node *n,
 	if (n->keys[0] != lo)
 		ccs_bad(chk, "node at level %u starts with %u, its slot above says %u",
 			level, n->keys[0], lo);
+	if (n->hi != hi)
+		ccs_bad(chk, "node at %u level %u: hi %u, its range ends at %u",
+			lo, level, n->hi, hi);
 	for (i = 1; i < n->nr; i++)
 		if (n->keys[i] <= n->keys[i - 1])
 			ccs_bad(chk, "level %u: key %u after %u", level,
@@ -990,8 +1148,10 @@ static u32 ccs_check_node(struct ccs_check *chk, struct ccs_node *n,
 	if (n->scale != ccs_scale(n))
 		ccs_bad(chk, "node at %u level %u: scale %u, its keys give %u",
 			lo, level, n->scale, ccs_scale(n));
-	if (!level)
+	if (!level) {
+		ccs_check_dir(chk, n, lo, hi);
 		return n->nr - !n->keys[0];
+	}
 	cnt = ccs_counts(n);
 	for (i = 0; i < n->nr; i++) {
 		kid = ccs_qkid(n, i);
@@ -1025,6 +1185,12 @@ static unsigned int ccs_verify(struct pidx_index *idx)
 	w = ccs_check_node(&chk, root, root->level, 0, c->pid_max);
 	if (w != c->nr)
 		ccs_bad(&chk, "%u keys in the tree, count %u", w, c->nr);
+	if (chk.dir_ok != c->dir_nr)
+		ccs_bad(&chk, "%u of %u directory buckets point at their leaf",
+			chk.dir_ok, c->dir_nr);
+	if (rcu_dereference_protected(c->dir[c->dir_nr], true))
+		ccs_bad(&chk, "directory bucket %u, past pid_max, is set",
+			c->dir_nr);
 	for (l = 0; l < CCS_LEVELS_MAX; l++)
 		if (chk.nodes[l] != c->lvl_nodes[l] ||
 		    chk.keys[l] != c->lvl_keys[l])
@@ -1042,7 +1208,9 @@ static unsigned int ccs_verify(struct pidx_index *idx)
 
 static size_t ccs_mem_bytes(struct pidx_index *idx)
 {
-	return sizeof(struct ccs) + READ_ONCE(to_ccs(idx)->bytes);
+	struct ccs *c = to_ccs(idx);
+
+	return sizeof(*c) + ccs_dir_bytes(c) + READ_ONCE(c->bytes);
 }
 
 /*
@@ -1090,9 +1258,15 @@ static void ccs_count_nodes(struct ccs_node *n, u64 count[PIDX_NODES_MAX])
 			ccs_count_nodes(ccs_qkid(n, i), count);
 }
 
+/* The tree's nodes and the directory, by its first page. */
 static void ccs_nodes(struct pidx_index *idx, u64 count[PIDX_NODES_MAX])
 {
-	ccs_count_nodes(ccs_qroot(to_ccs(idx)), count);
+	struct ccs *c = to_ccs(idx);
+	struct page *pg = is_vmalloc_addr(c->dir) ? vmalloc_to_page(c->dir) :
+			  virt_to_page(c->dir);
+
+	count[min_t(int, page_to_nid(pg), PIDX_NODES_MAX - 1)]++;
+	ccs_count_nodes(ccs_qroot(c), count);
 }
 
 const struct pidx_ops pidx_ccskip_ops = {
