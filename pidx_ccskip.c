@@ -93,8 +93,6 @@
 #define CCS_NR_MAX		U16_MAX
 /* numbers per directory bucket: see struct ccs */
 #define CCS_DIR_SHIFT		3
-/* reports beyond this many per verify() only add to the count */
-#define CCS_REPORT_MAX		10
 
 /*
  * A node is one kmalloc object:
@@ -1050,6 +1048,8 @@ static void ccs_destroy(struct pidx_index *idx)
 	pidx_mem_uncharge(sizeof(*c));
 }
 
+#define ccs_bad(chk, ...)	pidx_verify_bad(&(chk)->bad, "ccskip", __VA_ARGS__)
+
 struct ccs_check {
 	struct ccs *c;
 	unsigned int bad;
@@ -1058,24 +1058,6 @@ struct ccs_check {
 	u32 nodes[CCS_LEVELS_MAX];
 	u32 keys[CCS_LEVELS_MAX];
 };
-
-__printf(2, 3)
-static void ccs_bad(struct ccs_check *chk, const char *fmt, ...)
-{
-	struct va_format vaf;
-	va_list args;
-
-	if (chk->bad < CCS_REPORT_MAX) {
-		va_start(args, fmt);
-		vaf.fmt = fmt;
-		vaf.va = &args;
-		pr_err("ccskip verify: %pV\n", &vaf);
-		va_end(args);
-	} else if (chk->bad == CCS_REPORT_MAX) {
-		pr_err("ccskip verify: further violations only counted\n");
-	}
-	chk->bad++;
-}
 
 /*
  * Each bucket that starts in @leaf's range [@lo, @hi) points at the leaf if

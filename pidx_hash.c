@@ -118,8 +118,6 @@
 #define PIDX_HASH_COPY_CHUNK	512
 /* Buckets walked by describe() per RCU read-side section. */
 #define PIDX_HASH_WALK_CHUNK	4096
-/* Reports beyond this many per verify() only add to the count. */
-#define PIDX_HASH_REPORT_MAX	10
 
 struct pidx_hash_obj {
 	u32 key;
@@ -772,22 +770,7 @@ static int pidx_hash_find_ge(struct pidx_index *idx, u32 pid)
 	return -ENOENT;
 }
 
-static __printf(2, 3) void pidx_hash_bad(unsigned int *bad, const char *fmt, ...)
-{
-	struct va_format vaf;
-	va_list args;
-
-	if (*bad < PIDX_HASH_REPORT_MAX) {
-		va_start(args, fmt);
-		vaf.fmt = fmt;
-		vaf.va = &args;
-		pr_err("verify: %pV\n", &vaf);
-		va_end(args);
-	} else if (*bad == PIDX_HASH_REPORT_MAX) {
-		pr_err("verify: further violations only counted\n");
-	}
-	(*bad)++;
-}
+#define pidx_hash_bad(bad, ...)	pidx_verify_bad(bad, "hash", __VA_ARGS__)
 
 /*
  * Every object is in the bucket its key hashes to, with its bit set; the

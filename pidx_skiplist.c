@@ -56,9 +56,6 @@ static const char *const pidx_sl_cache_name[PIDX_SL_NR_CLASSES] = {
 	"pidx_sl_32", "pidx_sl_64", "pidx_sl_128", "pidx_sl_256",
 };
 
-/* Reports beyond this many per verify() only add to the count. */
-#define PIDX_SL_REPORT_MAX	10
-
 static int pidx_sl_caches_get(void)
 {
 	unsigned int c;
@@ -467,23 +464,6 @@ struct pidx_sl_node *pidx_sl_unlink_locked(struct pidx_sl *sl, u32 key)
 	while (sl->top > 1 && !pidx_sl_wnext(sl, sl->head, sl->top - 1))
 		WRITE_ONCE(sl->top, sl->top - 1);
 	return n;
-}
-
-void pidx_sl_bad(struct pidx_sl *sl, unsigned int *bad, const char *fmt, ...)
-{
-	struct va_format vaf;
-	va_list args;
-
-	if (*bad < PIDX_SL_REPORT_MAX) {
-		va_start(args, fmt);
-		vaf.fmt = fmt;
-		vaf.va = &args;
-		pr_err("%s verify: %pV\n", sl->name, &vaf);
-		va_end(args);
-	} else if (*bad == PIDX_SL_REPORT_MAX) {
-		pr_err("%s verify: further violations only counted\n", sl->name);
-	}
-	(*bad)++;
 }
 
 /*

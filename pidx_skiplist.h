@@ -174,8 +174,7 @@ struct pidx_sl_node *pidx_sl_unlink_locked(struct pidx_sl *sl, u32 key);
 unsigned int pidx_sl_verify(struct pidx_sl *sl);
 void pidx_sl_nodes(struct pidx_sl *sl, u64 count[PIDX_NODES_MAX]);
 /* Count a verify() violation in *@bad and report the first few. */
-__printf(3, 4)
-void pidx_sl_bad(struct pidx_sl *sl, unsigned int *bad, const char *fmt, ...);
+#define pidx_sl_bad(sl, bad, ...)	pidx_verify_bad(bad, (sl)->name, __VA_ARGS__)
 void pidx_sl_describe(struct pidx_sl *sl, const char *more, char *buf,
 		      size_t len);
 
