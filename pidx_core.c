@@ -345,11 +345,34 @@ static char pidx_storm_why[112];
 /* the copy testcase shows, as pidx_last_why (pidx_cfg_lock) */
 static char pidx_storm_why_shown[112];
 
+/*
+ * The prefill's number #@i was @pid.  An index with per-CPU ranges gives
+ * 1..keys only from one CPU: the prefill is pinned to one, but a CPU that
+ * goes offline sends it elsewhere (and a pin to a CPU already offline
+ * fails), which is no fault of the index.  Any other wrong number is.
+ */
+static int pidx_prefill_misordered(struct pidx_storm *s, u32 i, int pid,
+				   unsigned int cpu)
+{
+	unsigned int now = raw_smp_processor_id();
+
+	if (s->ops->alloc_ranges && now != cpu) {
+		snprintf(pidx_storm_why, sizeof(pidx_storm_why),
+			 "prefill of %s moved from CPU %u to %u (hotplug?) at key %u: not stormed",
+			 s->ops->name, cpu, now, i + 1);
+		pr_err("pidx: %s\n", pidx_storm_why);
+		return -EAGAIN;
+	}
+	pr_err("pidx: %s: prefill alloc #%u returned %d, expected %u\n",
+	       s->ops->name, i, pid, i + 1);
+	return -EUCLEAN;
+}
+
 /* prefill in process context, as fork does, checking each number */
 static int pidx_prefill(struct pidx_storm *s)
 {
 	const struct pidx_config *cfg = s->cfg;
-	unsigned int tries;
+	unsigned int tries, cpu = raw_smp_processor_id();
 	u32 i;
 
 	for (i = 0; i < cfg->keys; i++) {
@@ -380,11 +403,8 @@ static int pidx_prefill(struct pidx_storm *s)
 		}
 		if (pid < 0)
 			return pid;
-		if (!s->ops->no_contents && pid != i + 1) {
-			pr_err("pidx: %s: prefill alloc #%u returned %d, expected %u\n",
-			       s->ops->name, i, pid, i + 1);
-			return -EUCLEAN;
-		}
+		if (!s->ops->no_contents && pid != i + 1)
+			return pidx_prefill_misordered(s, i, pid, cpu);
 		if (!(i & 0xfff)) {
 			if (READ_ONCE(s->abort))
 				return -EINTR;

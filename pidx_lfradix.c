@@ -267,8 +267,14 @@ static bool lfr_spare_refill(struct lfr *lf, gfp_t gfp)
 
 	if (this_cpu_read(lf->pcpu->spare))
 		return true;
-	/* placed for the word after the one numbers come from now: its next use */
-	k = lf->ranges ? this_cpu_read(lf->pcpu->next) : pidx_pidmap_cursor(&lf->pm);
+	/*
+	 * Placed for the word after the one numbers come from now, its next
+	 * use: this CPU's range, or where the next range starts once it has
+	 * none left (next == end, and 0 before its first).
+	 */
+	k = pidx_pidmap_cursor(&lf->pm);
+	if (lf->ranges && this_cpu_read(lf->pcpu->next) < this_cpu_read(lf->pcpu->end))
+		k = this_cpu_read(lf->pcpu->next);
 	leaf = lfr_leaf_new(lf, k + LFR_SLOTS, gfp);
 	if (!leaf)
 		return false;

@@ -69,6 +69,7 @@ wr() {
 		*"No space left"*) echo ENOSPC ;;
 		*"Structure needs cleaning"*) echo EUCLEAN ;;
 		*"Cannot allocate memory"*) echo ENOMEM ;;
+		*"Resource temporarily unavailable"*) echo EAGAIN ;;
 		*) echo "other: $err" ;;
 		esac
 	fi
@@ -579,6 +580,53 @@ t_hotplug_racetest() {
 		"$([ "$(cat /tmp/hp.cycles)" -gt 0 ] && echo yes)"
 	expect "CPU 1 online again" 1 "$(cat /sys/devices/system/cpu/cpu1/online)"
 	set_all indexes=all
+}
+
+# A CPU that goes offline under a prefill pinned to it sends the prefill to
+# another CPU.  An index whose numbers come from per-CPU ranges (lfradix_pc)
+# then hands out that CPU's numbers: the run must fail naming the move
+# (-EAGAIN), not blame the index (before, -EUCLEAN: "returned 512").  CPU 1
+# goes off and on line all along, so that however fast the prefill, some
+# run meets it; a run may also start while CPU 1 is offline (-EINVAL) or
+# miss it (ok).
+t_hotplug_prefill() {
+	if [ "$NCPUS" -lt 2 ] || [ ! -w /sys/devices/system/cpu/cpu1/online ]; then
+		fail "hotplug prefill" "a second CPU that can go offline, saw $NCPUS CPUs"
+		return
+	fi
+	echo 0 >/tmp/hp.stop
+	(
+		while [ "$(cat /tmp/hp.stop)" = 0 ]; do
+			taskset -c 0 sh -c "echo 0 >/sys/devices/system/cpu/cpu1/online; echo 1 >/sys/devices/system/cpu/cpu1/online"
+		done
+	) &
+	hp=$!
+	set_all indexes=lfradix_pc workload=lookup mode=kthread pid_max=4194304 \
+		keys=4194303 ops=100 repeat=1
+	moved=0 bad='' outcomes='' i=0
+	while [ $i -lt 10 ] && [ $moved = 0 ]; do
+		# the prefill runs on the first storm CPU: 1 here
+		r=$(wr cpus 1)
+		[ "$r" = ok ] && r=$(wr testcase run)
+		last=$(grep '^last:' $D/testcase)
+		case "$r $last" in
+		"EAGAIN last: run -11 prefill of lfradix_pc moved from CPU 1 to "*) moved=1 ;;
+		"ok "* | "EINVAL "*) ;;
+		*) bad="$bad [$r $last]" ;;
+		esac
+		outcomes="$outcomes $r"
+		i=$((i + 1))
+	done
+	echo 1 >/tmp/hp.stop
+	wait $hp
+	echo 1 >/sys/devices/system/cpu/cpu1/online 2>/dev/null
+	echo "hotplug prefill: runs$outcomes; the last: $last"
+	expect "hotplug prefill: a run failed with EAGAIN naming the move" 1 "$moved"
+	expect "hotplug prefill: no run failed otherwise" "" "$bad"
+	expect "hotplug prefill: CPU 1 online again" 1 "$(cat /sys/devices/system/cpu/cpu1/online)"
+	expect "hotplug prefill: index memory all freed" 0 "$(awk '/^bytes/ { print $2 }' $D/memory)"
+	set_all cpus=all keys=1024 pid_max=32768 ops=500 mode=ipi indexes=all
+	expect "after a hotplug prefill: a run succeeds" ok "$(wr testcase run)"
 }
 
 # nsop INDEX: ns/op of INDEX in the last run (first repeat)
@@ -1556,6 +1604,7 @@ full)
 	timed t_setting_writers
 	timed t_reset_skipped
 	timed t_hotplug_racetest
+	timed t_hotplug_prefill
 	timed t_node_interleave
 	timed t_settings
 	timed t_result_race
