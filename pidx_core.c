@@ -346,20 +346,20 @@ static char pidx_storm_why[112];
 static char pidx_storm_why_shown[112];
 
 /*
- * The prefill's number #@i was @pid.  An index with per-CPU ranges gives
+ * The prefill's number #@i was @pid, and the prefill has run on other CPUs
+ * than @cpu, where it began, if @moved.  An index with per-CPU ranges gives
  * 1..keys only from one CPU: the prefill is pinned to one, but a CPU that
- * goes offline sends it elsewhere (and a pin to a CPU already offline
- * fails), which is no fault of the index.  Any other wrong number is.
+ * goes offline sends it elsewhere, and a pin to a CPU going offline may not
+ * take at all (then a later balance moves it), which is no fault of the
+ * index.  Any other wrong number is.
  */
 static int pidx_prefill_misordered(struct pidx_storm *s, u32 i, int pid,
-				   unsigned int cpu)
+				   unsigned int cpu, bool moved)
 {
-	unsigned int now = raw_smp_processor_id();
-
-	if (s->ops->alloc_ranges && now != cpu) {
+	if (s->ops->alloc_ranges && moved) {
 		snprintf(pidx_storm_why, sizeof(pidx_storm_why),
-			 "prefill of %s moved from CPU %u to %u (hotplug?) at key %u: not stormed",
-			 s->ops->name, cpu, now, i + 1);
+			 "prefill of %s left CPU %u (hotplug?) by key %u: that index not stormed",
+			 s->ops->name, cpu, i + 1);
 		pr_err("pidx: %s\n", pidx_storm_why);
 		return -EAGAIN;
 	}
@@ -373,6 +373,7 @@ static int pidx_prefill(struct pidx_storm *s)
 {
 	const struct pidx_config *cfg = s->cfg;
 	unsigned int tries, cpu = raw_smp_processor_id();
+	bool moved = false;
 	u32 i;
 
 	for (i = 0; i < cfg->keys; i++) {
@@ -403,8 +404,10 @@ static int pidx_prefill(struct pidx_storm *s)
 		}
 		if (pid < 0)
 			return pid;
+		/* sticky: a move there and back still mixed two CPUs' ranges */
+		moved |= raw_smp_processor_id() != cpu;
 		if (!s->ops->no_contents && pid != i + 1)
-			return pidx_prefill_misordered(s, i, pid, cpu);
+			return pidx_prefill_misordered(s, i, pid, cpu, moved);
 		if (!(i & 0xfff)) {
 			if (READ_ONCE(s->abort))
 				return -EINTR;

@@ -272,9 +272,9 @@ static bool lfr_spare_refill(struct lfr *lf, gfp_t gfp)
 	 * use: this CPU's range, or where the next range starts once it has
 	 * none left (next == end, and 0 before its first).
 	 */
-	k = pidx_pidmap_cursor(&lf->pm);
-	if (lf->ranges && this_cpu_read(lf->pcpu->next) < this_cpu_read(lf->pcpu->end))
-		k = this_cpu_read(lf->pcpu->next);
+	k = lf->ranges ? this_cpu_read(lf->pcpu->next) : 0;
+	if (!lf->ranges || k >= this_cpu_read(lf->pcpu->end))
+		k = pidx_pidmap_cursor(&lf->pm);
 	leaf = lfr_leaf_new(lf, k + LFR_SLOTS, gfp);
 	if (!leaf)
 		return false;
