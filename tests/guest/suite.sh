@@ -541,10 +541,13 @@ t_reset_skipped() {
 # CPU, and a timer CPU taken offline hands its pinned timer to the CPU that
 # takes it down: from the writers' CPU, onto them (the phase now holds
 # cpus_read_lock; the hang this could cause was not seen before it did).
-t_hotplug_racetest() {
+# hotplug_start NAME: CPU 1 goes off and on line in a loop from now, the
+# cycles counted in /tmp/hp.cycles at hotplug_stop; false (and a failure of
+# NAME) without a second CPU that can go offline
+hotplug_start() {
 	if [ "$NCPUS" -lt 2 ] || [ ! -w /sys/devices/system/cpu/cpu1/online ]; then
-		fail "hotplug racetest" "a second CPU that can go offline, saw $NCPUS CPUs"
-		return
+		fail "$1" "a second CPU that can go offline, saw $NCPUS CPUs"
+		return 1
 	fi
 	echo 0 >/tmp/hp.stop
 	(
@@ -556,6 +559,17 @@ t_hotplug_racetest() {
 		echo "$i" >/tmp/hp.cycles
 	) &
 	hp=$!
+}
+
+# hotplug_stop: the loop ends, and CPU 1 is online again
+hotplug_stop() {
+	echo 1 >/tmp/hp.stop
+	wait "$hp"
+	echo 1 >/sys/devices/system/cpu/cpu1/online 2>/dev/null
+}
+
+t_hotplug_racetest() {
+	hotplug_start "hotplug racetest" || return
 	set_all indexes=all
 	r1=$(wr testcase racetest)
 	# maple's irq phase skips when CPU 1 is offline as it starts: again
@@ -567,9 +581,7 @@ t_hotplug_racetest() {
 		ran=$(grep -c '^  irq readers: .*, timers on 1:' $D/test_result)
 		i=$((i + 1))
 	done
-	echo 1 >/tmp/hp.stop
-	wait $hp
-	echo 1 >/sys/devices/system/cpu/cpu1/online 2>/dev/null
+	hotplug_stop
 	echo "hotplug cycles during the racetests: $(cat /tmp/hp.cycles); maple racetests: $i"
 	grep -E '^(selftest:|  irq readers:|  FAIL)' $D/test_result
 	# shellcheck disable=SC2086 # r2: one word per racetest
@@ -591,17 +603,7 @@ t_hotplug_racetest() {
 # run meets it; a run may also start while CPU 1 is offline (-EINVAL) or
 # miss it (ok).
 t_hotplug_prefill() {
-	if [ "$NCPUS" -lt 2 ] || [ ! -w /sys/devices/system/cpu/cpu1/online ]; then
-		fail "hotplug prefill" "a second CPU that can go offline, saw $NCPUS CPUs"
-		return
-	fi
-	echo 0 >/tmp/hp.stop
-	(
-		while [ "$(cat /tmp/hp.stop)" = 0 ]; do
-			taskset -c 0 sh -c "echo 0 >/sys/devices/system/cpu/cpu1/online; echo 1 >/sys/devices/system/cpu/cpu1/online"
-		done
-	) &
-	hp=$!
+	hotplug_start "hotplug prefill" || return
 	set_all indexes=lfradix_pc workload=lookup mode=kthread pid_max=4194304 \
 		keys=4194303 ops=100 repeat=1
 	# runs, not writes: a write of cpus while CPU 1 is offline is refused
@@ -624,9 +626,7 @@ t_hotplug_prefill() {
 		outcomes="$outcomes $r"
 		runs=$((runs + 1))
 	done
-	echo 1 >/tmp/hp.stop
-	wait $hp
-	echo 1 >/sys/devices/system/cpu/cpu1/online 2>/dev/null
+	hotplug_stop
 	echo "hotplug prefill: runs$outcomes; the last: $last"
 	expect "hotplug prefill: a run failed with EAGAIN naming the move" 1 "$moved"
 	expect "hotplug prefill: no run failed otherwise" "" "$bad"
