@@ -136,13 +136,15 @@ struct ccs {
 	/* what readers load, away from the line writers dirty */
 	struct ccs_node __rcu *root;
 	/*
-	 * dir[b] is the leaf whose range holds the number b << CCS_DIR_SHIFT.
-	 * A lookup whose key is below that leaf's hi reads the leaf from here
-	 * and skips the levels above it, as idr's slots are reached by the
-	 * PID's bits; the keys of a bucket past that leaf (a leaf boundary
-	 * inside the bucket) descend from the root.  Writers store the new
-	 * leaves here after publishing them in the tree, and before retiring
-	 * the old ones, so a reader holds either, each a whole version.
+	 * dir[b] is the leaf whose range holds the number b << CCS_DIR_SHIFT
+	 * if that leaf holds keys of bucket b, else NULL; dir[dir_nr] is
+	 * always NULL.  A lookup reads its leaf from here (or from the next
+	 * bucket, past a leaf boundary inside its own) and skips the levels
+	 * above it, as idr's slots are reached by the PID's bits; only a key
+	 * in neither leaf's range descends from the root.  Writers store the
+	 * new leaves here after publishing them in the tree, and before
+	 * retiring the old ones, so a reader holds either, each a whole
+	 * version.
 	 */
 	struct ccs_node __rcu **dir;
 	u32 pid_max;
