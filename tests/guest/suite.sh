@@ -1360,21 +1360,36 @@ t_failslab_prefill() {
 	for ix in $INDEXES; do
 		set_all "indexes=$ix"
 		echo 2 >$FI
-		fs_on 10 Y N
-		r=$(wr testcase run)
-		fs_off
-		n=$(fs_injected)
-		add "inj_$ix" "$n"
-		fs_row "$ix"
-		add "pnomem_$ix" "${PNOMEM:-0}"
-		# lfradix: a leaf per 64 numbers, a failed refill of its spare
-		# tried again before the next leaf is needed
-		if [ "$r" = ok ] && [ "$ROW_RUN $ROW_V $ROW_F" = "$RUNS yes 0" ] &&
-			{ [ "${PNOMEM:-0}" -gt 0 ] || [ "$ix" = idr ] ||
-			  case $ix in lfradix*) [ "$n" -gt 0 ] ;; *) false ;; esac; }; then
-			pass "failslab prefill 10% $ix: retried $PNOMEM times, verified ($n allocations failed)"
+		# lfradix makes a leaf per 64 numbers, some 30 allocations in
+		# this prefill: at 10% none fails in 1 run of 25, so a run
+		# that saw no fault proves nothing and is run again, 5 at most
+		try=0
+		while :; do
+			try=$((try + 1))
+			fs_on 10 Y N
+			r=$(wr testcase run)
+			fs_off
+			n=$(fs_injected)
+			add "inj_$ix" "$n"
+			fs_row "$ix"
+			add "pnomem_$ix" "${PNOMEM:-0}"
+			# the faults this run had to survive: the IDR may
+			# not run out of its pool at all; lfradix tries a
+			# failed refill of its spare again before the next leaf
+			# is needed, so it retries nothing
+			seen=
+			case $ix in
+			idr) seen=y ;;
+			lfradix*) [ "$n" -gt 0 ] && seen=y ;;
+			*) [ "${PNOMEM:-0}" -gt 0 ] && seen=y ;;
+			esac
+			[ "$r" = ok ] && [ "$ROW_RUN $ROW_V $ROW_F" = "$RUNS yes 0" ] &&
+				[ -z "$seen" ] && [ $try -lt 5 ] || break
+		done
+		if [ "$r" = ok ] && [ "$ROW_RUN $ROW_V $ROW_F" = "$RUNS yes 0" ] && [ -n "$seen" ]; then
+			pass "failslab prefill 10% $ix: retried $PNOMEM times, verified ($n allocations failed, try $try of 5)"
 		else
-			fail "failslab prefill 10% $ix" "ok, verified, fails 0, some retries, saw $r, run $ROW_RUN of $RUNS, '$ROW_V' '$ROW_F', prefill_nomem '$PNOMEM'"
+			fail "failslab prefill 10% $ix" "ok, verified, fails 0, some retries, saw $r, run $ROW_RUN of $RUNS, '$ROW_V' '$ROW_F', prefill_nomem '$PNOMEM', $n allocations failed in try $try of 5"
 		fi
 		rows=$(wc -l <$D/results.csv)
 		runs=$(awk '/^runs:/ { print $2 }' $D/testcase)
