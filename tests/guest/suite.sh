@@ -573,10 +573,11 @@ t_hotplug_racetest() {
 	set_all indexes=all
 	r1=$(wr testcase racetest)
 	# maple's irq phase skips when CPU 1 is offline as it starts: again
-	# until one ran with its timers on CPU 1
+	# until one ran with its timers on CPU 1 (CPU 1 is online about half
+	# the time: 8 tries missed 1 run in 250, 40 miss none that counts)
 	set_all indexes=maple
 	i=0 r2='' ran=0
-	while [ $i -lt 8 ] && [ "$ran" = 0 ]; do
+	while [ $i -lt 40 ] && [ "$ran" = 0 ]; do
 		r2="$r2$(wr testcase racetest) "
 		ran=$(grep -c '^  irq readers: .*, timers on 1:' $D/test_result)
 		i=$((i + 1))
@@ -608,6 +609,8 @@ t_hotplug_prefill() {
 		keys=4194303 ops=100 repeat=1
 	# runs, not writes: a write of cpus while CPU 1 is offline is refused
 	# at once, and one offline spell could use up a bound on writes
+	# a run that CPU 1's going offline refused (-EINVAL, some 4 in 10)
+	# never prefilled: it does not count against the 10 runs
 	moved=0 bad='' outcomes='' runs=0 w=0
 	while [ $runs -lt 10 ] && [ $w -lt 400 ] && [ $moved = 0 ]; do
 		w=$((w + 1))
@@ -618,12 +621,13 @@ t_hotplug_prefill() {
 		fi
 		r=$(wr testcase run)
 		last=$(grep '^last:' $D/testcase)
+		outcomes="$outcomes $r"
 		case "$r $last" in
 		"EAGAIN last: run -11 prefill of lfradix_pc left CPU "*) moved=1 ;;
-		"ok "* | "EINVAL "*) ;;
+		"EINVAL "*) continue ;;
+		"ok "*) ;;
 		*) bad="$bad [$r $last]" ;;
 		esac
-		outcomes="$outcomes $r"
 		runs=$((runs + 1))
 	done
 	hotplug_stop
@@ -1322,9 +1326,14 @@ t_failslab_storms() {
 	done
 	# the IDR takes a radix tree node once in 64 numbers, and from a per-CPU
 	# pool where it may (not in an IPI): only a longer insert storm runs it
-	# out of nodes
+	# out of nodes, and its storms above refuse some 3 ops in all, none in
+	# 1 CI run of 1000: the long storm again while none was refused
 	set_all workload=insert mode=ipi "ops=$((2000 / NCPUS))"
-	fs_storm idr insert ipi 50
+	i=0
+	while [ $i = 0 ] || { [ "${nomem_idr:-0}" = 0 ] && [ $i -lt 5 ]; }; do
+		fs_storm idr insert ipi 50
+		i=$((i + 1))
+	done
 	set_all "ops=$((200 / NCPUS))"
 	for ix in $INDEXES; do
 		[ "$ix" = maple ] && [ "$(eval echo "\${storms_$ix:-0}")" = 0 ] && continue
@@ -1430,17 +1439,41 @@ t_failslab_selftest() {
 	echo 0 >$FI
 	n=$(fs_injected)
 	for ix in $INDEXES; do
-		refused=$(awk -v ix="$ix" '/^  faults: / { f = $4 } $1 == "selftest" && $2 == ix ":" { print f }' $D/test_result)
+		refused=$(st_refused "$ix")
+		# lfradix refuses an op only when its spare's refill failed
+		# and the key has no leaf: some 5 in a selftest, none in 1 of
+		# 100; that index's selftest again while it refused none
+		try=1 r=ok
+		while [ "${refused:-0}" = 0 ] && [ "$ix" != idr ] && [ "$r" = ok ] && [ $try -lt 5 ]; do
+			try=$((try + 1))
+			set_all "indexes=$ix"
+			echo 4 >$FI
+			fs_on 10 Y N
+			r=$(wr testcase selftest)
+			fs_off
+			echo 0 >$FI
+			n=$((n + $(fs_injected)))
+			set_all indexes=all
+			line=$(grep "^selftest $ix:" $D/test_result)
+			[ "$r" = ok ] && [ "$(echo "$line" | awk '{ print $3 }')" = "$(echo "$line" | awk '{ print $5 }')" ] ||
+				fail "failslab selftest $ix, try $try" "ok, all checks passed, saw $r, '$line'"
+			refused=$(st_refused "$ix")
+		done
 		add "stnomem_$ix" "${refused:-0}"
 		# the IDR's per-CPU node pool, refilled by every idr_preload()
 		# that gets memory, lets it ride out 10%
 		if [ "${refused:-0}" -gt 0 ] || [ "$ix" = idr ]; then
-			pass "failslab selftest $ix: $refused ops refused with -ENOMEM in its phase under faults"
+			pass "failslab selftest $ix: $refused ops refused with -ENOMEM in its phase under faults (try $try of 5)"
 		else
-			fail "failslab selftest $ix" "some ops refused in its phase under faults, saw '$refused'"
+			fail "failslab selftest $ix" "some ops refused in its phase under faults, saw '$refused' in try $try of 5"
 		fi
 	done
 	echo "failslab selftest: $n allocations failed"
+}
+
+# st_refused INDEX: ops refused with -ENOMEM in INDEX's selftest phase under faults
+st_refused() {
+	awk -v ix="$1" '/^  faults: / { f = $4 } $1 == "selftest" && $2 == ix ":" { print f }' $D/test_result
 }
 
 # insmod and rmmod under failslab (fault_inject 8 marks init and exit): a load
@@ -1452,6 +1485,21 @@ nfiles() {
 	echo $#
 }
 
+# fs_load PERCENT: one insmod and rmmod with init and exit failing at PERCENT
+fs_load() {
+	fs_on "$1" Y N
+	if insmod "$KO" fault_inject=8 ops=500 2>/dev/null; then
+		ok=$((ok + 1))
+		[ "$(nfiles)" = "$nf" ] || bad=$((bad + 1))
+		rmmod pidx || bad=$((bad + 1))
+	else
+		refused=$((refused + 1))
+		{ [ -e $D ] || [ -e /sys/module/pidx ]; } && bad=$((bad + 1))
+	fi
+	fs_off
+	[ "$1" = 100 ] && [ -e $D ] && bad=$((bad + 1))
+}
+
 t_failslab_load() {
 	nf=$(nfiles)
 	rmmod pidx || fail "failslab load" "rmmod before the loads"
@@ -1459,18 +1507,15 @@ t_failslab_load() {
 	refused=0
 	bad=0
 	for p in 2 2 2 2 2 2 10 10 10 10 10 10 100; do
-		fs_on "$p" Y N
-		if insmod "$KO" fault_inject=8 ops=500 2>/dev/null; then
-			ok=$((ok + 1))
-			[ "$(nfiles)" = "$nf" ] || bad=$((bad + 1))
-			rmmod pidx || bad=$((bad + 1))
-		else
-			refused=$((refused + 1))
-			{ [ -e $D ] || [ -e /sys/module/pidx ]; } && bad=$((bad + 1))
-		fi
-		fs_off
-		[ "$p" = 100 ] && [ -e $D ] && bad=$((bad + 1))
+		fs_load "$p"
 	done
+	# init makes some 21 allocations: a load gets through 2% two times
+	# in three, 10% one in nine, and these 13 loads missed one outcome in
+	# 1 CI run of 1000; more, until both were seen
+	i=0
+	while [ "$ok" = 0 ] && [ $i -lt 20 ]; do fs_load 2; i=$((i + 1)); done
+	i=0
+	while [ "$refused" -lt 2 ] && [ $i -lt 20 ]; do fs_load 10; i=$((i + 1)); done
 	n=$(fs_injected)
 	echo "failslab load: $ok loads, $refused refused"
 	expect "failslab load: each insmod failed cleanly or gave all $nf files ($ok loaded, $refused refused)" 0 "$bad"
