@@ -49,6 +49,7 @@
 #include <linux/gfp.h>
 #include <linux/atomic.h>
 #include <linux/jump_label.h>
+#include <linux/mm.h>
 #include <linux/nodemask.h>
 #include <linux/numa.h>
 
@@ -247,6 +248,18 @@ int pidx_mem_node(int setting, u32 key);
 static inline bool pidx_node_has_memory(int node)
 {
 	return node >= 0 && node < MAX_NUMNODES && node_state(node, N_MEMORY);
+}
+
+/*
+ * For ->nodes(): counts @obj on the NUMA node of its page, slab or vmalloc
+ * memory alike (a vmalloc'ed array by its first page).
+ */
+static inline void pidx_count_node(const void *obj, u64 count[PIDX_NODES_MAX])
+{
+	struct page *pg = is_vmalloc_addr(obj) ? vmalloc_to_page(obj) :
+			  virt_to_page(obj);
+
+	count[min_t(int, page_to_nid(pg), PIDX_NODES_MAX - 1)]++;
 }
 
 /*

@@ -1236,10 +1236,9 @@ static void ccs_describe(struct pidx_index *idx, char *buf, size_t len)
 
 static void ccs_count_nodes(struct ccs_node *n, u64 count[PIDX_NODES_MAX])
 {
-	int nid = page_to_nid(virt_to_page(n));
 	u32 i;
 
-	count[min(nid, PIDX_NODES_MAX - 1)]++;
+	pidx_count_node(n, count);
 	if (n->level)
 		for (i = 0; i < n->nr; i++)
 			ccs_count_nodes(ccs_qkid(n, i), count);
@@ -1249,10 +1248,8 @@ static void ccs_count_nodes(struct ccs_node *n, u64 count[PIDX_NODES_MAX])
 static void ccs_nodes(struct pidx_index *idx, u64 count[PIDX_NODES_MAX])
 {
 	struct ccs *c = to_ccs(idx);
-	struct page *pg = is_vmalloc_addr(c->dir) ? vmalloc_to_page(c->dir) :
-			  virt_to_page(c->dir);
 
-	count[min_t(int, page_to_nid(pg), PIDX_NODES_MAX - 1)]++;
+	pidx_count_node(c->dir, count);
 	ccs_count_nodes(ccs_qroot(c), count);
 }
 

@@ -930,13 +930,6 @@ static void pidx_hash_describe(struct pidx_index *idx, char *buf, size_t len)
 }
 
 /* One object's NUMA node into @count; @p may be slab or vmalloc memory. */
-static void pidx_hash_count_node(const void *p, u64 count[PIDX_NODES_MAX])
-{
-	struct page *pg = is_vmalloc_addr(p) ? vmalloc_to_page(p) : virt_to_page(p);
-
-	count[min_t(int, page_to_nid(pg), PIDX_NODES_MAX - 1)]++;
-}
-
 /*
  * The objects in the table, the bucket array (by its first page) and the
  * two bitmaps.  No writer runs and the resize worker is waited for, so the
@@ -952,13 +945,13 @@ static void pidx_hash_nodes(struct pidx_index *idx, u64 count[PIDX_NODES_MAX])
 	might_sleep();
 	flush_work(&h->resize_work);
 	t = rcu_dereference_protected(h->tbl, true);
-	pidx_hash_count_node(t, count);
-	pidx_hash_count_node(h->map, count);
-	pidx_hash_count_node(h->full, count);
+	pidx_count_node(t, count);
+	pidx_count_node(h->map, count);
+	pidx_count_node(h->full, count);
 	for (b = 0; b < 1U << t->shift; b++) {
 		for (o = rcu_dereference_protected(t->buckets[b], true); o;
 		     o = rcu_dereference_protected(o->next[t->gen], true))
-			pidx_hash_count_node(o, count);
+			pidx_count_node(o, count);
 		if (!(b % PIDX_HASH_WALK_CHUNK))
 			cond_resched();
 	}

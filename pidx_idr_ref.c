@@ -230,7 +230,7 @@ static void idr_ref_walk_node(struct pidx_idr *r, struct idr_ref_walk *w,
 	node = xa_to_node(entry);
 	w->nodes++;
 	if (w->per_node)
-		w->per_node[min(page_to_nid(virt_to_page(node)), PIDX_NODES_MAX - 1)]++;
+		pidx_count_node(node, w->per_node);
 	if (node->shift != shift)
 		idr_ref_complain(w, "node shift differs from its depth", base);
 	if (rcu_dereference_protected(node->parent, true) != parent ||

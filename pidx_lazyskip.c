@@ -881,22 +881,15 @@ static void lz_describe(struct pidx_index *idx, char *buf, size_t len)
 	}
 }
 
-static void lz_count_node(const void *obj, u64 count[PIDX_NODES_MAX])
-{
-	int nid = page_to_nid(virt_to_page(obj));
-
-	count[min_t(int, nid, PIDX_NODES_MAX - 1)]++;
-}
-
 static void lz_nodes(struct pidx_index *idx, u64 count[PIDX_NODES_MAX])
 {
 	struct lz *lz = to_lz(idx);
 	struct lz_node *x;
 
-	lz_count_node(lz->head, count);
+	pidx_count_node(lz->head, count);
 	for (x = rcu_dereference_protected(lz->head->next[0], true); x;
 	     x = rcu_dereference_protected(x->next[0], true))
-		lz_count_node(lz_obj(x), count);
+		pidx_count_node(lz_obj(x), count);
 }
 
 const struct pidx_ops pidx_lazyskip_ops = {

@@ -793,21 +793,14 @@ static void lfr_describe(struct pidx_index *idx, char *buf, size_t len)
 		  (lf->pm.nwords + BITS_TO_LONGS(lf->pm.nwords)) * sizeof(long));
 }
 
-static void lfr_count_node(u64 *count, const void *obj)
-{
-	int nid = page_to_nid(virt_to_page(obj));
-
-	count[min_t(int, nid, PIDX_NODES_MAX - 1)]++;
-}
-
 static void lfr_nodes_inner(struct lfr_walk *w, struct lfr_inner *n)
 {
-	lfr_count_node(w->count, n);
+	pidx_count_node(n, w->count);
 }
 
 static void lfr_nodes_leaf(struct lfr_walk *w, struct lfr_leaf *leaf, u32 base)
 {
-	lfr_count_node(w->count, leaf);
+	pidx_count_node(leaf, w->count);
 }
 
 static void lfr_nodes(struct pidx_index *idx, u64 count[PIDX_NODES_MAX])

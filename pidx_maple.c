@@ -478,8 +478,7 @@ static unsigned long pidx_mt_walk_node(struct pidx_mt_walk *w,
 
 	w->nodes++;
 	if (w->per_node)
-		w->per_node[min(page_to_nid(virt_to_page(node)),
-				PIDX_NODES_MAX - 1)]++;
+		pidx_count_node(node, w->per_node);
 	if ((pval & ~MAPLE_NODE_MASK) == (unsigned long)node) {
 		pidx_mt_complain(w, "dead node in the tree", min);
 		return 0;

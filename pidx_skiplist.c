@@ -557,8 +557,7 @@ void pidx_sl_nodes(struct pidx_sl *sl, u64 count[PIDX_NODES_MAX])
 	struct pidx_sl_node *n = sl->head;
 
 	for (; n; n = rcu_dereference_protected(n->next[0], true))
-		count[min(page_to_nid(virt_to_page(pidx_sl_extra(n))),
-			  PIDX_NODES_MAX - 1)]++;
+		pidx_count_node(pidx_sl_extra(n), count);
 }
 
 void pidx_sl_describe(struct pidx_sl *sl, const char *more, char *buf,
