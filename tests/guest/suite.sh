@@ -955,37 +955,36 @@ t_result_race() {
 # A removal that cannot get memory (fail_remove_alloc, a test-only module
 # parameter, fails every Nth node allocation of a removal: ccskip's) must leave
 # the PID with its owner: the storm counts a failed operation and still
-# verifies, instead of losing the PID and reporting FAILED.
+# verifies, instead of losing the PID and reporting FAILED.  ccskip's
+# removal alone allocates, so its storms alone (the selftest's remove-fault
+# phase checks that every other index ignores the hook; under KASAN the
+# storms of all nine took 48 s).
 t_remove_nomem() {
 	P=/sys/module/pidx/parameters/fail_remove_alloc
 	expect "remove fault hook present" yes "$([ -w $P ] && echo yes)"
 	echo 3 >$P
-	set_all indexes=all keys=4096 ops=500 repeat=1 pid_max=32768 cpus=all fork_window=16
+	set_all indexes=ccskip keys=4096 ops=500 repeat=1 pid_max=32768 cpus=all fork_window=16
 	for wl in delete mixed:40/20/40 fork; do
 		for mode in ipi kthread; do
 			set_all "workload=${wl%%:*}" "mode=$mode"
 			case $wl in mixed:*) set_all "mix=${wl#*:}" ;; esac
 			expect "remove fault $wl/$mode: run succeeds" ok "$(wr testcase run)"
-			for ix in $INDEXES; do
-				v=$(col "$ix" verified)
-				f=$(col "$ix" fails)
-				if [ -z "$v" ] && [ "$mode" = ipi ] && grep -q "^skipped: $ix:" $D/test_result; then
-					continue
-				elif [ "$v" != yes ]; then
-					fail "remove fault $wl/$mode $ix" "verified, saw '$v' ($(grep "^$ix " $D/test_result))"
-				elif [ "$ix" = ccskip ] && [ "${f:-0}" -eq 0 ]; then
-					fail "remove fault $wl/$mode ccskip" "failed removals counted in fails, saw '$f'"
-				else
-					pass "remove fault $wl/$mode $ix verified (fails $f)"
-				fi
-			done
+			v=$(col ccskip verified)
+			f=$(col ccskip fails)
+			if [ "$v" != yes ]; then
+				fail "remove fault $wl/$mode ccskip" "verified, saw '$v' ($(grep "^ccskip " $D/test_result))"
+			elif [ "${f:-0}" -eq 0 ]; then
+				fail "remove fault $wl/$mode ccskip" "failed removals counted in fails, saw '$f'"
+			else
+				pass "remove fault $wl/$mode ccskip verified (fails $f)"
+			fi
 		done
 	done
 	echo 0 >$P
 	set_all workload=delete mode=kthread
 	expect "remove fault off: run succeeds" ok "$(wr testcase run)"
 	expect "remove fault off: ccskip delete has no fails" "yes 0" "$(col ccskip verified) $(col ccskip fails)"
-	set_all workload=lookup mix=90/5/5 mode=ipi keys=1024 fork_window=64
+	set_all indexes=all workload=lookup mix=90/5/5 mode=ipi keys=1024 fork_window=64
 }
 
 # setrun NAME=VALUE [WANT]: writes VALUE, which must be accepted and read back,
