@@ -929,7 +929,6 @@ static void pidx_hash_describe(struct pidx_index *idx, char *buf, size_t len)
 		  sizeof(struct pidx_hash_obj));
 }
 
-/* One object's NUMA node into @count; @p may be slab or vmalloc memory. */
 /*
  * The objects in the table, the bucket array (by its first page) and the
  * two bitmaps.  No writer runs and the resize worker is waited for, so the

@@ -541,13 +541,7 @@ static void pidx_rbskip_describe(struct pidx_index *idx, char *buf, size_t len)
 /* The tree lives inside the skip list nodes: level 0 reaches every object. */
 static void pidx_rbskip_nodes(struct pidx_index *idx, u64 count[PIDX_NODES_MAX])
 {
-	struct pidx_sl *sl = &to_rb(idx)->sl;
-	struct pidx_sl_node *n;
-
-	pidx_count_node(pidx_sl_extra(sl->head), count);
-	for (n = rcu_dereference_protected(sl->head->next[0], true); n;
-	     n = rcu_dereference_protected(n->next[0], true))
-		pidx_count_node(pidx_sl_extra(n), count);
+	pidx_sl_nodes(&to_rb(idx)->sl, count);
 }
 
 const struct pidx_ops pidx_rbskip_ops = {

@@ -547,10 +547,6 @@ unsigned int pidx_sl_verify(struct pidx_sl *sl)
 	return bad;
 }
 
-/*
- * "key=value" pairs separated by ';', @more (the caller's own pairs) before
- * the histogram so that a short buffer loses only its tallest levels, whole.
- */
 /* Index objects per NUMA node, for ->nodes(); no writer runs. */
 void pidx_sl_nodes(struct pidx_sl *sl, u64 count[PIDX_NODES_MAX])
 {
@@ -560,6 +556,10 @@ void pidx_sl_nodes(struct pidx_sl *sl, u64 count[PIDX_NODES_MAX])
 		pidx_count_node(pidx_sl_extra(n), count);
 }
 
+/*
+ * "key=value" pairs separated by ';', @more (the caller's own pairs) before
+ * the histogram so that a short buffer loses only its tallest levels, whole.
+ */
 void pidx_sl_describe(struct pidx_sl *sl, const char *more, char *buf,
 		      size_t len)
 {

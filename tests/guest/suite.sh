@@ -535,12 +535,6 @@ t_reset_skipped() {
 	set_all indexes=all workload=lookup
 }
 
-# CPU hotplug during the selftest's concurrent phases, of every index: the
-# phases split and bind to the CPUs online when each starts.  The hard-irq
-# readers of maple (a reader may wait for a writer) keep off its writers'
-# CPU, and a timer CPU taken offline hands its pinned timer to the CPU that
-# takes it down: from the writers' CPU, onto them (the phase now holds
-# cpus_read_lock; the hang this could cause was not seen before it did).
 # hotplug_start NAME: CPU 1 goes off and on line in a loop from now, the
 # cycles counted in /tmp/hp.cycles at hotplug_stop; false (and a failure of
 # NAME) without a second CPU that can go offline
@@ -568,6 +562,12 @@ hotplug_stop() {
 	echo 1 >/sys/devices/system/cpu/cpu1/online 2>/dev/null
 }
 
+# CPU hotplug during the selftest's concurrent phases, of every index: the
+# phases split and bind to the CPUs online when each starts.  The hard-irq
+# readers of maple (a reader may wait for a writer) keep off its writers'
+# CPU, and a timer CPU taken offline hands its pinned timer to the CPU that
+# takes it down: from the writers' CPU, onto them (the phase now holds
+# cpus_read_lock; the hang this could cause was not seen before it did).
 t_hotplug_racetest() {
 	hotplug_start "hotplug racetest" || return
 	set_all indexes=all
