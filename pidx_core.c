@@ -1277,4 +1277,4 @@ module_init(pidx_init);
 module_exit(pidx_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("PID index benchmark: IDR vs skip list vs red-black skip list");
-MODULE_VERSION("0.1");
+MODULE_VERSION(PIDX_VERSION);

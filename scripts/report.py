@@ -1,0 +1,135 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Write a pidx results directory's REPORT.md from its data.
+
+usage: report.py [--targets FILE] [--terminal] DIR
+       report.py --update FILE...
+       report.py --check [--repo DIR]
+
+DIR/results.csv and DIR/meta (and the figures in DIR/plots/) give
+DIR/REPORT.md: the run, the verdict of every target in
+results/targets.toml, the fastest index of each workload and size, every
+index's ratio to idr on each substrate, memory per key, cachegrind's
+counts and the figures.  --terminal also prints the headline table.
+
+--update fills the generated blocks of the markdown FILEs, between
+    <!-- pidx-report:begin RESULTS_DIR -->  and  <!-- pidx-report:end -->
+(RESULTS_DIR relative to the repository), from that directory's data.
+
+--check regenerates every committed results/*/REPORT.md and every block
+of README.md and results/README.md, and exits 1 with a diff when any of
+them differs from what the data gives now.
+"""
+
+import argparse
+import difflib
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# pylint: disable=wrong-import-position
+from pidxreport import targets as tg  # noqa: E402
+from pidxreport.data import ReportError, Results  # noqa: E402
+from pidxreport.render import Report  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BLOCK = re.compile(r"(<!-- pidx-report:begin (\S+) -->\n)(.*?)"
+                   r"(<!-- pidx-report:end -->)", re.S)
+DOCS_WITH_BLOCKS = ("README.md", "results/README.md")
+
+
+def report_text(directory, targets):
+    res = Results(directory)
+    return Report(res, tg.load(targets)), \
+        Report(res, tg.load(targets)).markdown(
+            os.path.basename(os.path.abspath(directory)))
+
+
+def updated(path, repo, targets):
+    """The text of the markdown file at path with its blocks regenerated."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+
+    def fill(m):
+        d = os.path.join(repo, m.group(2))
+        rep = Report(Results(d), tg.load(targets))
+        rel = os.path.relpath(d, os.path.dirname(os.path.abspath(path)))
+        return m.group(1) + rep.summary_block(rel) + "\n" + m.group(4)
+    return text, BLOCK.sub(fill, text)
+
+
+def show_diff(name, old, new):
+    sys.stdout.writelines(difflib.unified_diff(
+        old.splitlines(True), new.splitlines(True),
+        f"{name} (committed)", f"{name} (from the data now)"))
+
+
+def check(repo, targets):
+    bad = 0
+    seen = 0
+    results = os.path.join(repo, "results")
+    for d in sorted(os.listdir(results)):
+        path = os.path.join(results, d, "REPORT.md")
+        if not os.path.isfile(path):
+            continue
+        seen += 1
+        with open(path, encoding="utf-8") as f:
+            old = f.read()
+        _, new = report_text(os.path.join(results, d), targets)
+        if old != new:
+            bad += 1
+            show_diff(f"results/{d}/REPORT.md", old, new)
+    for doc in DOCS_WITH_BLOCKS:
+        path = os.path.join(repo, doc)
+        old, new = updated(path, repo, targets)
+        n = len(BLOCK.findall(old))
+        seen += n
+        if not n:
+            bad += 1
+            print(f"report.py: {doc}: no generated block")
+        elif old != new:
+            bad += 1
+            show_diff(doc, old, new)
+    print(f"report.py: {seen} generated documents and blocks, "
+          f"{bad} differ from their data")
+    return 1 if bad else 0
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="report.py", description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("dir", nargs="?")
+    ap.add_argument("--targets",
+                    default=os.path.join(REPO, "results", "targets.toml"))
+    ap.add_argument("--terminal", action="store_true")
+    ap.add_argument("--update", nargs="+", metavar="FILE")
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--repo", default=REPO)
+    a = ap.parse_args(argv)
+    try:
+        if a.check:
+            return check(a.repo, a.targets)
+        if a.update:
+            for path in a.update:
+                _, new = updated(path, a.repo, a.targets)
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(new)
+            return 0
+        if not a.dir:
+            ap.error("a results directory, --update or --check")
+        rep, text = report_text(a.dir, a.targets)
+        out = os.path.join(a.dir, "REPORT.md")
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(text)
+        if a.terminal:
+            print(rep.terminal())
+        print(f"report.py: wrote {out}", file=sys.stderr)
+        return 0
+    except ReportError as e:
+        print(f"report.py: error: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

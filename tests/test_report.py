@@ -1,0 +1,177 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Checks of scripts/report.py on synthetic results of known answer.
+
+Each check builds a results directory whose ratios are chosen so that the
+verdict, the interval's level and the fastest index are known, runs the
+report over it and prints "PASS name" or "FAIL name: why".
+"""
+
+import os
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
+# pylint: disable=wrong-import-position
+from pidxreport import stats, targets as tg  # noqa: E402
+from pidxreport.data import Results  # noqa: E402
+from pidxreport.render import Report  # noqa: E402
+
+HEADER = ("run,index,workload,mode,mix,cpus,ncpus,keys,ops,pid_max,seed,"
+          "repeat,ns_per_op,mops,bytes_per_key,verified,extra,trace_visits,"
+          "pmu,cache_misses_per_op,node,substrate")
+failed = 0
+
+
+def check(name, ok, why):
+    global failed
+    if ok:
+        print(f"PASS {name}")
+    else:
+        failed += 1
+        print(f"FAIL {name}: {why}")
+
+
+def run_dir(rows, meta="env=vm\naccel=tcg\n"):
+    d = tempfile.mkdtemp(prefix="pidx-report-test.")
+    with open(os.path.join(d, "results.csv"), "w") as f:
+        f.write(HEADER + "\n")
+        for r in rows:
+            f.write(",".join(str(x) for x in r) + "\n")
+    with open(os.path.join(d, "meta"), "w") as f:
+        f.write(meta)
+    return d
+
+
+def row(run, index, wl, ncpus, keys, rep, ns, mops=1.0, sub="user",
+        verified="yes", pmu="off", d1="n/a", extra="n/a", mode="kthread"):
+    return [run, index, wl, mode, "90/5/5", "0", ncpus, keys, 1000, 65536, 1,
+            rep, ns, mops, 40, verified, extra, 0, pmu, d1, "any", sub]
+
+
+def target(**kw):
+    t = dict(name="t", subjects=["skiplist"], baseline="idr",
+             metric="ns_per_op", op="<=", threshold=1.0,
+             substrate=["user-native"], kind="ratio",
+             where={"workload": "lookup", "keys": 32768, "ncpus": 1})
+    t.update(kw)
+    return t
+
+
+def verdicts(rows, t):
+    return tg.judge(t, Results(run_dir(rows)))
+
+
+def lookup(ratios, index="skiplist", idr_ns=10.0, keys=32768):
+    out = []
+    for rep, r in enumerate(ratios):
+        out.append(row(1, "idr", "lookup", 1, keys, rep, idr_ns))
+        out.append(row(1, index, "lookup", 1, keys, rep, idr_ns * r))
+    return out
+
+
+def main():
+    # the levels the issue names: 5 repeats give 94%, 3 give 75%
+    check("order statistics: 5 values give a 94% interval",
+          f"{stats.coverage(5, 1):.4f}" == "0.9375",
+          f"coverage {stats.coverage(5, 1)}")
+    check("order statistics: 3 values give a 75% interval",
+          stats.Interval([1, 2, 3]).level_text() == "75%",
+          stats.Interval([1, 2, 3]).level_text())
+    iv = stats.Interval(list(range(1, 21)))
+    check("order statistics: 20 values narrow to the 90% interval",
+          iv.k > 1 and iv.level >= 0.90 and
+          stats.coverage(20, iv.k + 1) < 0.90, f"k {iv.k} level {iv.level}")
+
+    v = verdicts(lookup([0.8, 0.9, 0.85, 0.7, 0.95]), target())
+    check("all five paired ratios under 1: met", v[0].verdict == "met",
+          v[0].verdict)
+    v = verdicts(lookup([1.2, 1.3, 1.1, 1.4, 1.25]), target())
+    check("all five over 1: missed", v[0].verdict == "missed", v[0].verdict)
+    v = verdicts(lookup([0.8, 0.9, 1.1, 0.7, 0.95]), target())
+    check("an interval that crosses 1: inconclusive, though the median "
+          "meets it", v[0].verdict == "inconclusive" and
+          v[0].iv.median < 1, f"{v[0].verdict} median {v[0].iv.median}")
+    v = verdicts(lookup([0.8]), target())
+    check("one timed repeat: inconclusive", v[0].verdict == "inconclusive",
+          v[0].verdict)
+    v = verdicts(lookup([0.5, 0.5, 0.5], keys=1024), target())
+    check("no rows at the target's keys: not measured",
+          v[0].verdict == "not measured", v[0].verdict)
+
+    # pairing: idr slow in repeat 1, the index too; unpaired medians would
+    # say 1.5, the paired ratios say 0.5
+    rows = []
+    for rep, (a, b) in enumerate([(10, 5), (100, 50), (10, 5)]):
+        rows.append(row(1, "idr", "lookup", 1, 32768, rep, a))
+        rows.append(row(1, "skiplist", "lookup", 1, 32768, rep, b))
+    v = verdicts(rows, target(threshold=0.6))
+    check("ratios pair each repeat with idr's same repeat",
+          v[0].iv.median == 0.5 and v[0].verdict == "met",
+          f"{v[0].iv.median} {v[0].verdict}")
+
+    # the best of several subjects is judged; >= picks the highest
+    rows = lookup([2.0, 2.1, 2.2]) + [
+        row(1, "rbskip", "lookup", 1, 32768, r, 10.0 * x)
+        for r, x in enumerate([0.5, 0.6, 0.55])]
+    v = verdicts(rows, target(subjects=["skiplist", "rbskip"]))
+    check("the best subject is judged", v[0].subject == "rbskip" and
+          v[0].verdict == "met", f"{v[0].subject} {v[0].verdict}")
+
+    # a gain against null's gain, by repeat
+    rows = []
+    for rep in range(5):
+        for n, idr, null in ((1, 1.0, 10.0), (2, 1.5, 20.0)):
+            rows.append(row(n, "idr", "fork", n, 32768, rep, 1, mops=idr))
+            rows.append(row(n, "null", "fork", n, 32768, rep, 1, mops=null))
+    t = target(kind="gain", subjects=["idr"], baseline="null", metric="mops",
+               op=">=", threshold=0.95, from_ncpus=1, to_ncpus=2,
+               where={"workload": "fork", "keys": 32768})
+    v = verdicts(rows, t)
+    check("gain: idr's 1.5x against null's 2x is 0.75, missed",
+          abs(v[0].iv.median - 0.75) < 1e-9 and v[0].verdict == "missed",
+          f"{v[0].iv.median} {v[0].verdict}")
+
+    # a setting the target does not name splits the verdict: two pid_max
+    rows = lookup([0.5, 0.5, 0.5])
+    rows += [r[:9] + [4194304] + r[10:] for r in lookup([2.0, 2.1, 2.2])]
+    v = verdicts(rows, target())
+    check("a setting that varies gets a verdict per value, labelled",
+          len(v) == 2 and {x.verdict for x in v} == {"met", "missed"} and
+          all("pid_max=" in x.setting for x in v),
+          [(x.setting, x.verdict) for x in v])
+
+    # cachegrind counts decide alone
+    rows = [row(1, "idr", "lookup", 1, 32768, 0, 5, sub="user",
+                pmu="cachegrind", d1=2.0),
+            row(1, "skiplist", "lookup", 1, 32768, 0, 5, sub="user",
+                pmu="cachegrind", d1=1.0)]
+    v = verdicts(rows, target(metric="cache_misses_per_op",
+                              substrate=["cachegrind"]))
+    check("one cachegrind count decides", v[0].verdict == "met",
+          v[0].verdict)
+
+    # failed rows are left out and named
+    rows = lookup([0.5, 0.5, 0.5])
+    rows.append(row(1, "rbskip", "lookup", 1, 32768, 0, 1,
+                    verified="FAILED"))
+    res = Results(run_dir(rows))
+    text = Report(res, {"target": [target()]}).markdown("x")
+    check("a row that failed verification is left out and named",
+          "verification failed: 1" in text and "rbskip lookup 32K" in text,
+          res.left_out)
+    check("the report holds no absolute path and no clock",
+          "/tmp" not in text and "Generated at" not in text, "found one")
+    rep = Report(Results(run_dir(lookup([0.5, 0.6, 0.55]))),
+                 {"target": []})
+    w = rep.winners()
+    check("the fastest index of a workload is named, with its margin",
+          w and w[0][2] == "skiplist" and w[0][5] == "idr" and
+          abs(w[0][4].median - 1 / 0.55) < 1e-6, w)
+    print(f"test_report.py: {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
