@@ -145,11 +145,19 @@ host_tests() {
 			fail "shellcheck ${f#"$REPO"/}" "no finding, saw: $(echo "$out" | head -3 | tr '\n' ' ')"
 		fi
 	done
-	if out=$(pyflakes3 "$REPO/scripts/plot.py" 2>&1); then
-		pass "pyflakes3 scripts/plot.py"
-	else
-		fail "pyflakes3 scripts/plot.py" "no finding, saw: $out"
-	fi
+	for f in "$REPO"/scripts/plot.py "$REPO"/scripts/report.py "$REPO"/scripts/pidxreport/*.py \
+		"$REPO"/tests/test_report.py; do
+		if out=$(pyflakes3 "$f" 2>&1); then
+			pass "pyflakes3 ${f#"$REPO"/}"
+		else
+			fail "pyflakes3 ${f#"$REPO"/}" "no finding, saw: $out"
+		fi
+	done
+	section "report.py's verdicts on synthetic runs of known answer"
+	/usr/bin/python3 "$REPO/tests/test_report.py" >"$WORK/test-report.log" 2>&1
+	count_lines "report: " "$WORK/test-report.log"
+	grep -q '^PASS' "$WORK/test-report.log" ||
+		fail "report: test_report.py" "PASS lines, saw: $(tail -n 3 "$WORK/test-report.log" | tr '\n' ' ')"
 	section "plot.py on the committed fixture"
 	bash "$REPO/tests/test-plot.sh" >"$WORK/test-plot.log" 2>&1
 	count_lines "plot: " "$WORK/test-plot.log"
@@ -424,7 +432,7 @@ user_tests() {
 dkms_tests() {
 	section "DKMS against $REL"
 	local ver name=pidx ko vm
-	ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$REPO/dkms.conf")
+	ver=$(cat "$REPO/VERSION")
 	dkms remove "$name/$ver" --all >/dev/null 2>&1
 	rm -rf "/usr/src/$name-$ver"
 	if dkms add "$SRC" >"$WORK/dkms.log" 2>&1 &&
@@ -437,6 +445,9 @@ dkms_tests() {
 	ko=$(find "/lib/modules/$REL/updates" -name 'pidx.ko*' 2>/dev/null | head -n 1)
 	vm=$(modinfo -F vermagic "$ko" 2>/dev/null | awk '{ print $1 }')
 	expect_eq "dkms module vermagic matches $REL" "$REL" "$vm"
+	# one source: dkms.conf reads VERSION, and so does MODULE_VERSION
+	expect_eq "dkms package and module version are VERSION's" "$ver $ver" \
+		"$(dkms status "$name" 2>/dev/null | sed -n 's|^pidx/\([^,]*\),.*|\1|p' | head -n 1) $(modinfo -F version "$ko" 2>/dev/null)"
 	if [ -n "$ko" ]; then
 		cp "$ko" "$WORK/pidx-dkms.ko"
 		guest "dkms" "$WORK/gdkms" --smp 2 --ko "$WORK/pidx-dkms.ko" --release "$REL" \
@@ -603,10 +614,15 @@ kcsan_control() {
 	fi
 }
 
+# shellcheck source=docs.sh
+. "$SELF_DIR/docs.sh"
+
 if [ $HOST_AND_STOCK = yes ]; then
 	host_tests
+	docs_drift_tests
 	user_tests
 	stock_guest_tests
+	docs_recipe_tests
 	stall_test
 	rt_tests
 	broken_index_test
