@@ -569,6 +569,14 @@ done_n=0
 done_ms=0
 failed_cfgs=
 echo "$PLAN" >"$OUT/plan.txt" 2>/dev/null || true
+# Under vm-run.sh --progress, PIDX_PROGRESS is a serial port whose lines the
+# host prints as they come.  Held open on fd 4 for the whole sweep: a tty's
+# first open and last close start and shut down the UART, and a close waits
+# for its output to drain.
+prog=
+if [ -n "${PIDX_PROGRESS:-}" ] && command exec 4>"$PIDX_PROGRESS"; then
+	prog=1
+fi
 # read from a file descriptor so that nothing in the loop eats the plan
 exec 3<<EOF
 $PLAN
@@ -673,15 +681,22 @@ while read -r mode n keys w extra <&3; do
 	fi
 	line="[$done_n/$NCFG] elapsed ${el}s, ETA ${eta}s: index=$IDX_W workload=$w cpus=$n keys=$keys mode=$mode${extra:+ $extra}"
 	echo "$line" >>"$OUT/progress.log"
-	# Under QEMU TCG, progress lines on the emulated serial console went
-	# with guests that stalled for good (three bench runs, each after about
-	# 4 KB of console output; cause not found); the runs that kept them in a
-	# file finished.  So in the VM only the last line goes to the console.
-	if [ -z "${PIDX_ACCEL:-}" ] || [ "$done_n" = "$NCFG" ]; then
+	# In the VM the progress lines stay off the serial console: three
+	# bench guests whose progress went there (QEMU -serial stdio, read
+	# through a pipe) stalled for good, one vCPU spinning, each after about
+	# 4 KB of console output; cause not found.  The progress port cannot
+	# stall a guest: its host end is a plain file, which QEMU writes each
+	# byte to at once, so the UART's transmit register is always empty
+	# again, and the tty is raw with no flow control (guest-init.sh).
+	# Without that port only the last line goes to the console.
+	if [ -n "$prog" ]; then
+		echo "$line" >&4 2>/dev/null || prog=
+	elif [ -z "${PIDX_ACCEL:-}" ] || [ "$done_n" = "$NCFG" ]; then
 		echo "$line" >&2
 	fi
 done
 exec 3<&-
+[ -z "$prog" ] || exec 4>&-
 
 # -------------------------------------------------------------- results
 

@@ -6,7 +6,8 @@
 #   - busybox applets on PATH; proc, sysfs, devtmpfs, debugfs (/sys/kernel/debug) mounted;
 #     tmpfs at /out (results) and /tmp; cwd /pidx.
 #   - env: OUT=/out PIDX_DIR=/pidx PIDX_KO=/pidx/pidx.ko PIDX_ACCEL=tcg|kvm
-#     PIDX_KERNEL=<release> PIDX_NCPUS=<online CPUs>
+#     PIDX_KERNEL=<release> PIDX_NCPUS=<online CPUs>; with vm-run.sh --progress also
+#     PIDX_PROGRESS=/dev/ttyS1, whose lines the host prints as they come
 #   - args: the lines of /pidx/args (one argument per line); stdout and stderr on the console.
 # Afterwards: dmesg is appended to /out/dmesg.txt and every regular file under /out is sent
 # over the console framed as
@@ -44,6 +45,20 @@ PIDX_KERNEL=$(cat /pidx/kernel 2>/dev/null)
 PIDX_NCPUS=$(nproc)
 export PIDX_ACCEL PIDX_KERNEL PIDX_NCPUS
 cd /pidx || say "no /pidx" >$con
+
+# vm-run.sh --progress: ttyS1's host end is a plain file, which takes every byte at once.
+# Raw, with no flow control and modem lines ignored, so that neither an XOFF nor a
+# missing carrier can hold a writer up (the built-in 8250 driver makes the port; devtmpfs
+# gives the node, made here should it not).
+if [ -e /pidx/progress ]; then
+	p=/dev/ttyS1
+	[ -c $p ] || mknod $p c 4 65 || say "mknod $p failed" >$con
+	if stty -F $p raw -echo clocal -crtscts -ixon -ixoff >$con 2>&1; then
+		export PIDX_PROGRESS=$p
+	else
+		say "stty -F $p failed: no progress port" >$con
+	fi
+fi
 
 # One argument per line (the host refuses arguments containing a newline); no globbing.
 set -f

@@ -42,14 +42,18 @@ Payload:
 Output:
   --out DIR           where result files land (default: a new mktemp dir, printed)
   --quiet             console only to OUT/console.log, not to stdout
+  --progress          a second serial port, the guest's /dev/ttyS1 (PIDX_PROGRESS), whose
+                      host end is a file: each line the guest writes there is printed to
+                      stderr as it arrives, as "vm-run: guest: LINE"
   --no-kcheck         do not fail on kernel warnings/oopses/stalls
   --initrd-only PATH  write the initramfs to PATH and exit (to boot it elsewhere)
   --extract LOG       no boot: take the files and verdict from a console log captured
                       elsewhere (e.g. a guest booted from --initrd-only on another machine)
 
 Guest side: busybox sh as root, cwd /pidx; OUT=/out PIDX_DIR=/pidx PIDX_KO=/pidx/pidx.ko
-PIDX_ACCEL PIDX_KERNEL PIDX_NCPUS; debugfs at /sys/kernel/debug; /pidx holds guest.sh,
-pidx.ko, args (one argument per line), accel, kernel and the extra files.  Files written
+PIDX_ACCEL PIDX_KERNEL PIDX_NCPUS (PIDX_PROGRESS too, with --progress); debugfs at
+/sys/kernel/debug; /pidx holds guest.sh, pidx.ko, args (one argument per line), accel,
+kernel and the extra files.  Files written
 under /out come back to OUT with their relative paths, plus OUT/dmesg.txt (the guest's
 dmesg) and OUT/console.log (the whole console, frames included).  The guest script should
 not print the kernel-problem words (WARNING:, BUG:, Call Trace, ...) itself.
@@ -79,7 +83,7 @@ KPATTERNS=("WARNING:" "BUG:" "Oops" "Kernel panic" "soft lockup" "hard LOCKUP" "
 	"hung_task" "blocked for more than")
 
 kernel='' headers='' release='' smp=2 mem=2048 accel=auto timeout_s=600 out='' ko='' numa=0
-quiet=0 kcheck=1 initrd_only='' extract='' append='' guest=''
+quiet=0 kcheck=1 initrd_only='' extract='' append='' guest='' progress=0
 files=() gargs=()
 
 needarg() { [ $# -ge 2 ] || die -c 2 "$1 needs a value (see --help)"; }
@@ -100,6 +104,7 @@ while [ $# -gt 0 ]; do
 	--extract) needarg "$@"; extract=$2; shift 2 ;;
 	--numa) numa=1; shift ;;
 	--quiet) quiet=1; shift ;;
+	--progress) progress=1; shift ;;
 	--no-kcheck) kcheck=0; shift ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; break ;;
@@ -128,8 +133,8 @@ if [ -z "$extract" ]; then
 fi
 
 tmp=$(mktemp -d -t pidx-vm.XXXXXX)
-monitor=
-trap '[ -z "$monitor" ] || kill "$monitor" 2>/dev/null; rm -rf "$tmp"' EXIT
+monitor='' follower=''
+trap '[ -z "$monitor" ] || kill "$monitor" 2>/dev/null; [ -z "$follower" ] || kill "$follower" 2>/dev/null; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
@@ -275,6 +280,7 @@ build_initramfs() { # DEST ACCEL
 	if [ ${#gargs[@]} -gt 0 ]; then printf '%s\n' "${gargs[@]}" >"$st/pidx/args"; else : >"$st/pidx/args"; fi
 	echo "$2" >"$st/pidx/accel"
 	echo "$release" >"$st/pidx/kernel"
+	if [ "$progress" = 1 ]; then : >"$st/pidx/progress"; fi
 	pack "$st" "$1"
 }
 
@@ -701,6 +707,33 @@ fail_or_pause() { # CODE REASON
 	fail "$1" "$2"
 }
 
+# ---------------------------------------------------------------- progress
+
+# --progress: the guest's second serial port (/dev/ttyS1) is a plain file on the host, so
+# that what the guest reports while it runs reaches the user at once, beside the console
+# that carries the results.  QEMU's file backend takes every byte as it is written, so the
+# emulated UART's transmit register is empty again at once and the guest never waits on
+# the host, however slowly this side reads.
+# Follows FILE (tail -F style, by polling) until DONEFILE exists, then reads what is left:
+# every complete line goes to stderr as "vm-run: guest: LINE"; an unfinished last line
+# is dropped.
+follow_progress() { # FILE DONEFILE
+	local fd l part='' last=0
+	exec {fd}<"$1"
+	while :; do
+		if IFS= read -r -u "$fd" l; then
+			l=$part$l part=''
+			info "guest: ${l%$'\r'}"
+			continue
+		fi
+		# read took the unfinished line's text too: kept for when its newline comes
+		part+=$l
+		[ "$last" = 0 ] || break
+		if [ -e "$2" ]; then last=1; else sleep 0.5; fi
+	done
+	exec {fd}<&-
+}
+
 # ---------------------------------------------------------------- main
 
 prep_out() {
@@ -764,7 +797,8 @@ choose_accel
 cmdline="console=ttyS0 panic=-1 loglevel=5 log_buf_len=8M tsc=reliable"
 cmdline+=" rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30${append:+ $append}"
 initrd=$tmp/initrd.gz
-[ -z "$initrd_only" ] || initrd=$initrd_only
+progress_file=$tmp/progress.ser
+if [ -n "$initrd_only" ]; then initrd=$initrd_only progress_file=progress.ser; fi
 # -nodefaults: no VGA, floppy, CD-ROM or NIC to probe (about 1 s of a 3-4 s TCG boot), so
 # the serial port is declared explicitly.
 # -name ...,debug-threads=on names the vCPU threads ("CPU 0/TCG"), for host_monitor().
@@ -793,6 +827,9 @@ if [ "$numa" = 1 ]; then
 	done
 	numa_desc=", 2 NUMA nodes (CPUs 0-$((h - 1)) | $h-$((smp - 1)))"
 fi
+# The second -serial is the guest's ttyS1 (0x2f8, IRQ 3); a comma in a path is doubled.
+# shellcheck disable=SC2054 # the commas are QEMU option syntax, inside single words
+[ "$progress" = 0 ] || qargs+=(-chardev "file,id=progress,path=${progress_file//,/,,}" -serial chardev:progress)
 
 if [ -n "$initrd_only" ]; then
 	mkdir -p "$(dirname "$initrd_only")"
@@ -813,6 +850,12 @@ info "kernel $release ($kernel), accel $accel ($accel_why), $smp vCPUs, $mem MB$
 start=$(date +%s.%N)
 host_monitor "$tmp/qemu.pid" "$tmp/host.log" "$tmp/qemu.done" </dev/null &
 monitor=$!
+if [ "$progress" = 1 ]; then
+	# created here so that it can be opened now; QEMU truncates the same file
+	: >"$progress_file"
+	follow_progress "$progress_file" "$tmp/qemu.done" </dev/null &
+	follower=$!
+fi
 # stdin from /dev/null: qemu must not take the terminal (raw mode would swallow Ctrl-C).
 # timeout --foreground keeps qemu in our process group so Ctrl-C still reaches it.
 set +e
@@ -822,6 +865,8 @@ st=("${PIPESTATUS[@]}")
 touch "$tmp/qemu.done"
 wait "$monitor"
 monitor=
+if [ -n "$follower" ]; then wait "$follower"; fi
+follower=
 set -e
 info "qemu ran $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
 if [ "${st[1]}" != 0 ]; then die "console capture failed (awk status ${st[1]})"; fi
