@@ -85,6 +85,10 @@ Where:
   --user-sweep auto|yes|no
                       the user sweep beside the kernel sweep; auto: when
                       the kernel sweep runs in the VM [USER_SWEEP=auto]
+  --user-keys LIST    keys sizes of the user sweep's keys sweep
+                      [USER_KEYS=1K,32K,1M]; --keys sets both
+  --user-keys-cpus N  CPUs of the user sweep's keys sweep [USER_KEYS_CPUS=1]:
+                      the lookup targets are judged at one CPU natively
   --cachegrind-sweep auto|yes|no
                       the cachegrind sweep beside the others; auto: unless
                       the kernel sweep runs natively [CG_SWEEP=auto]
@@ -120,7 +124,9 @@ Output:
                       estimate; build and run nothing
   -h, --help          this text
 
-Files in OUT: results.csv (one row per index, configuration and repeat,
+It ends with the headline table (every index's ratio to idr) and
+OUT/REPORT.md, written by scripts/report.py with every target's verdict.
+Files in OUT: REPORT.md, results.csv (one row per index, configuration and repeat,
 of every part), meta (key=value: kernel, env, accel, cpu_model, vcpus,
 mem_mb, module_version, commit, date, the sweep; parts, part_*= where each
 part's rows come from, user_* and cachegrind_* their sweeps), guest-info,
@@ -160,6 +166,13 @@ CG_WORKLOADS=${CG_WORKLOADS:-lookup,fork@32K}
 CG_OPS=${CG_OPS:-20000}
 CG_INDEXES=${CG_INDEXES:-}
 CG_REPEAT=${CG_REPEAT:-1}
+# The native user sweep is cheap: it also runs 1M keys, and its keys sweep runs
+# on one CPU, where the lookup targets are judged (results/targets.toml).
+USER_KEYS=${USER_KEYS-1K,32K,1M}
+USER_KEYS_CPUS=${USER_KEYS_CPUS-1}
+[ -z "${KEYS:-}" ] || USER_KEYS=
+[ -z "${KEYS_CPUS:-}" ] || USER_KEYS_CPUS=
+command_line="scripts/bench.sh${*:+ $*}"
 force=
 plot=1
 dry=0
@@ -188,8 +201,12 @@ while [ $# -gt 0 ]; do
 		needarg "$@"
 		gargs+=("$1" "$2")
 		case $1 in --indexes | --seed | --set) cargs+=("$1" "$2") ;; esac
+		# the sweep's keys, given here, are the user sweep's too
+		case $1 in --keys) USER_KEYS= ;; --keys-cpus) USER_KEYS_CPUS= ;; esac
 		shift
 		;;
+	--user-keys) needarg "$@"; USER_KEYS=$2; shift ;;
+	--user-keys-cpus) needarg "$@"; USER_KEYS_CPUS=$2; shift ;;
 	--numa) needarg "$@"; NUMA=$2; shift ;;
 	--native) force=native ;;
 	--vm) force=vm ;;
@@ -218,6 +235,10 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ "$FULL" = 1 ] && gargs=(--full "${gargs[@]}")
+# what the user sweep runs beyond the others' plan (later options win there)
+uargs=()
+[ -z "$USER_KEYS" ] || uargs+=(--keys "$USER_KEYS")
+[ -z "$USER_KEYS_CPUS" ] || uargs+=(--keys-cpus "$USER_KEYS_CPUS")
 isnum() { [[ $1 =~ ^[0-9]+$ ]] && [ "$1" -gt 0 ]; }
 isnum "$SMP" || die -c 2 "--smp wants a positive number, not '$SMP'"
 [ -z "$MEM" ] || isnum "$MEM" || die -c 2 "--mem wants megabytes, not '$MEM'"
@@ -321,7 +342,7 @@ part_dir() {
 
 estimate() { # ENV: runs the guest script's planner on this host
 	local online slow uarg=()
-	[ "$1" = user ] && uarg=(--user "$PIDX_USER_BIN")
+	[ "$1" = user ] && uarg=(--user "$PIDX_USER_BIN" ${uargs[@]+"${uargs[@]}"})
 	if [ "$1" = native ] || [ "$1" = user ]; then
 		online=$(nproc) slow=1
 	else
@@ -423,7 +444,7 @@ if [ "$dry" = 1 ]; then
 			sh "$GUEST" --dry-run --online "$(nproc)" --user "$PIDX_USER_BIN" "${cgargs[@]}" 2>/dev/null
 		else
 			uarg=()
-			[ "$p" = user ] && uarg=(--user "$PIDX_USER_BIN")
+			[ "$p" = user ] && uarg=(--user "$PIDX_USER_BIN" ${uargs[@]+"${uargs[@]}"})
 			CACHEGRIND=0 sh "$GUEST" --dry-run --online "$(conf_get online_cpus "$tmp/est.$p")" \
 				--slowdown "$(conf_get slowdown "$tmp/est.$p")" "${gargs[@]}" \
 				${uarg[@]+"${uarg[@]}"} 2>/dev/null
@@ -512,7 +533,8 @@ run_part() {
 				"${gargs[@]}" 2> >(tee "$d/bench.log" >&2) || r=$?
 			wait # for tee
 		else
-			vmargs=(--smp "$SMP" --mem "$MEM" --accel "$ACCEL" --out "$d"
+			# --progress: the guest's progress lines reach stderr as they come
+			vmargs=(--smp "$SMP" --mem "$MEM" --accel "$ACCEL" --out "$d" --progress
 				--timeout "${TIMEOUT:-$((4 * ${est_s:-600} + 600))}")
 			[ -z "$KERNEL" ] || vmargs+=(--kernel "$KERNEL")
 			[ -z "$HEADERS" ] || vmargs+=(--headers "$HEADERS")
@@ -524,7 +546,7 @@ run_part() {
 		;;
 	user)
 		OUT=$d CACHEGRIND=0 sh "$GUEST" --out "$d" --slowdown 1 "${gargs[@]}" \
-			--user "$PIDX_USER_BIN" 2> >(tee "$d/bench.log" >&2) || r=$?
+			--user "$PIDX_USER_BIN" ${uargs[@]+"${uargs[@]}"} 2> >(tee "$d/bench.log" >&2) || r=$?
 		wait
 		;;
 	cachegrind)
@@ -673,8 +695,13 @@ substrates=
 	echo "vcpus=$(first "$(conf_get vcpus "$gi")" "$n")"
 	echo "mem_mb=$(first "$(conf_get mem_mb "$gi")" "$([ "$env" = vm ] && echo "$MEM")" \
 		"$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)")"
-	echo "module_version=$(git -C "$REPO" describe --always --dirty 2>/dev/null || echo unknown)"
-	echo "commit=$(git -C "$REPO" rev-parse HEAD 2>/dev/null || echo unknown)"
+	echo "module_version=$(cat "$REPO/VERSION" 2>/dev/null || echo unknown)"
+	commit=$(git -C "$REPO" rev-parse HEAD 2>/dev/null || echo unknown)
+	if [ "$commit" != unknown ] && [ -n "$(git -C "$REPO" status --porcelain -- . ':!results' 2>/dev/null)" ]; then
+		commit=$commit-dirty
+	fi
+	echo "commit=$commit"
+	echo "command=$command_line"
 	echo "date=$(date -u -d "@$start" +%Y-%m-%dT%H:%M:%SZ)"
 	echo "duration_s=$took"
 	echo "status=$rc"
@@ -730,8 +757,16 @@ if [ "$plot" = 1 ]; then
 	fi
 fi
 
-info "files:"
-(cd "$OUTDIR" && find . -type f -printf '%P\t%s bytes\n' | sort) | sed 's/^/  /' >&2
+# the answer: the headline table, and the report with every verdict
+if [ -s "$OUTDIR/results.csv" ]; then
+	if /usr/bin/python3 "$REPO/scripts/report.py" --terminal "$OUTDIR" >"$tmp/report.out" 2>&1; then
+		cat "$tmp/report.out"
+	else
+		cat "$tmp/report.out" >&2
+		warn "report.py failed: no REPORT.md"
+		[ "$rc" != 0 ] || rc=1
+	fi
+fi
 info "where the numbers come from (results.csv):"
 for p in $(parts_list | tr ',' ' '); do
 	t=took_$p
@@ -739,4 +774,5 @@ for p in $(parts_list | tr ',' ' '); do
 done
 [ -z "$skipped" ] || warn "skipped: $skipped"
 info "done in ${took}s (estimate was ${total_s}s); exit status $rc"
+[ ! -s "$OUTDIR/REPORT.md" ] || info "the report, with every target's verdict: $OUTDIR/REPORT.md"
 exit "$rc"

@@ -28,6 +28,9 @@ CAVEAT = {
                   "LL 1 MiB 16-way): deterministic instruction and miss "
                   "counts of a model cache, not timed.",
 }
+# the terminal table's column names, five characters at most
+ABBR = {"skiplist": "skip", "rbskip": "rbskp", "ccskip": "ccskp",
+        "lazyskip": "lazy", "lfradix": "lfrdx", "lfradix_pc": "lf_pc"}
 # what the headline shows of each substrate
 HEAD_METRIC = {"cachegrind": ("cache_misses_per_op", "D1 misses/op")}
 TIME_METRIC = ("ns_per_op", "ns/op")
@@ -473,9 +476,9 @@ class Report:
         """The headline as fixed-width text: one line per workload, keys
         and substrate; a column per index, its median ratio to idr."""
         names = [n for n in self.indexes if n != "idr"]
-        w = 6
-        head = f"{'workload':<13}{'keys':>5} {'where':<10}{'idr':>9} " + \
-            "".join(f"{n[:w]:>{w + 1}}" for n in names)
+        w = 5
+        head = f"{'workload':<15}{'keys':>5} {'where':<10}{'idr':>7} " + \
+            "".join(f"{ABBR.get(n, n)[:w]:>{w + 1}}" for n in names)
         out = ["ratio to idr (median of paired repeats; idr's own ns/op, "
                "or D1 misses/op under cachegrind)", head]
         for key in self.keys_order():
@@ -483,14 +486,16 @@ class Report:
                 cells = self.head[key].get(sub)
                 if not cells or "idr" not in cells:
                     continue
-                wl = key[0][:12]
-                line = f"{wl:<13}{fmt_keys(key[1]):>5} " \
+                wl = key[0][:14]
+                line = f"{wl:<15}{fmt_keys(key[1]):>5} " \
                     f"{SUBSTRATE_SHORT[sub]:<10}" \
-                    f"{fmt(cells['idr'].idr_value.median):>9} "
+                    f"{fmt(cells['idr'].idr_value.median):>7} "
                 for n in names:
                     c = cells.get(n)
                     line += f"{fmt(c.iv.median) if c and c.iv else '-':>{w + 1}}"
                 out.append(line)
+        out.append("columns: " + ", ".join(
+            f"{ABBR[n]}={n}" for n in names if ABBR.get(n, n) != n))
         if "kernel-tcg" in self.subs:
             out.append("TCG: emulated, cache effects hidden; native: user "
                        "space on this host's CPU.")
