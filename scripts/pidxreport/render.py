@@ -504,14 +504,21 @@ class Report:
     def summary_block(self, dir_label):
         """The block the README and results/README.md carry."""
         m = self.res.meta
-        lines = [f"Reference run `{dir_label}`: pidx "
+        lines = [f"From `{dir_label}` (pidx "
                  f"{m.get('module_version', '?')}, "
                  f"{(m.get('date') or '?')[:10]}, "
                  f"{m.get('host_cpus', '?')}-CPU "
-                 f"{m.get('host_cpu_model') or m.get('cpu_model', '?')}; "
-                 f"full report: [{dir_label}/REPORT.md]"
+                 f"{m.get('host_cpu_model') or m.get('cpu_model', '?')}); "
+                 f"every table and figure: [REPORT.md]"
                  f"({dir_label}/REPORT.md).", ""]
-        lines.append("| target | substrate | value [interval] | threshold "
+        fast = [x for x in self.winners() if x[0][0] in ("lookup", "fork")
+                and x[1] not in ("kernel-tcg", "kernel-kvm")]
+        if fast:
+            lines += ["Fastest index (median ns/op, ratio to idr): " +
+                      "; ".join(f"{k[0]} {fmt_keys(k[1])}: {w} "
+                                f"{fmt(r.median) if r else '?'}x"
+                                for k, s, w, r, _, _ in fast) + ".", ""]
+        lines.append("| target | on | value [interval] | threshold "
                      "| verdict |")
         lines.append("|---|---|---|---|---|")
         for v in self.verdicts():
@@ -521,12 +528,4 @@ class Report:
                          f"{SUBSTRATE_SHORT.get(v.substrate, '-')} | "
                          f"{fmt_interval(v.iv)} | {t['op']} "
                          f"{fmt(t['threshold'])} | {v.verdict} |")
-        lines.append("")
-        fast = [x for x in self.winners() if x[0][0] in ("lookup", "fork")
-                and x[1] != "kernel-tcg"]
-        if fast:
-            lines.append("Fastest index, " + "; ".join(
-                f"{k[0]} {fmt_keys(k[1])} ({SUBSTRATE_SHORT[s]}): {w}, "
-                f"{fmt(r.median) if r else '?'}x idr"
-                for k, s, w, r, _, _ in fast) + ".")
         return "\n".join(lines)
