@@ -37,38 +37,8 @@
 #include <linux/sort.h>
 #include <linux/topology.h>
 #include <linux/vmalloc.h>
+#include "pidx_registry.h"
 #include "pidx_workload.h"
-
-const struct pidx_ops *const pidx_index_table[] = {
-	&pidx_idr_ops,
-	&pidx_skiplist_ops,
-	&pidx_rbskip_ops,
-	&pidx_hash_ops,
-	&pidx_ccskip_ops,
-	&pidx_lazyskip_ops,
-	&pidx_lfradix_ops,
-	&pidx_lfradix_pc_ops,
-#ifdef PIDX_HAVE_MAPLE	/* Kbuild: the maple tree came in v6.1 */
-	&pidx_maple_ops,
-#endif
-	&pidx_null_ops,
-};
-
-const unsigned int pidx_nr_indexes = ARRAY_SIZE(pidx_index_table);
-
-const char *const pidx_workload_names[PIDX_NR_WORKLOADS] = {
-	[PIDX_WL_LOOKUP]	= "lookup",
-	[PIDX_WL_INSERT]	= "insert",
-	[PIDX_WL_DELETE]	= "delete",
-	[PIDX_WL_MIXED]		= "mixed",
-	[PIDX_WL_FORK]		= "fork",
-	[PIDX_WL_ITERATE]	= "iterate",
-};
-
-const char *const pidx_mode_names[PIDX_NR_MODES] = {
-	[PIDX_MODE_IPI]		= "ipi",
-	[PIDX_MODE_KTHREAD]	= "kthread",
-};
 
 struct pidx_mem_account pidx_mem;
 struct pidx_config pidx_cfg;
@@ -1219,7 +1189,6 @@ void pidx_log_printf(struct pidx_log *log, const char *fmt, ...)
 
 static int __init pidx_init(void)
 {
-	unsigned int i;
 	int ret, old_mark;
 
 	pidx_cfg.workload = PIDX_WL_LOOKUP;
@@ -1237,9 +1206,7 @@ static int __init pidx_init(void)
 	pidx_cfg.fork_window = 64;
 	pidx_cfg.sl_p = 4;
 	pidx_cfg.node = NUMA_NO_NODE;
-	for (i = 0; i < pidx_nr_indexes; i++)
-		if (!pidx_index_table[i]->no_contents)
-			pidx_cfg.indexes |= BIT(i);
+	pidx_cfg.indexes = pidx_indexes_all();
 
 	/* fault_inject=8 at insmod: init's own allocations may fail */
 	old_mark = pidx_fault_mark(pidx_fault_inject & PIDX_FAULT_LOAD);

@@ -14,7 +14,7 @@
 #include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
-#include "pidx_engine.h"
+#include "pidx_registry.h"
 
 /* a cpulist of every CPU of a large machine fits; anything longer is junk */
 #define PIDX_WRITE_MAX	512
@@ -50,23 +50,17 @@ static int pidx_parse_u32(const char *val, u32 min, u32 max, u32 *out)
 static int parse_indexes(struct pidx_config *cfg, char *val)
 {
 	unsigned long mask = 0;
-	unsigned int i;
 	char *name;
+	int i;
 
 	if (!strcmp(val, "all")) {
-		for (i = 0; i < pidx_nr_indexes; i++)
-			if (!pidx_index_table[i]->no_contents)
-				mask |= BIT(i);
-		cfg->indexes = mask;
+		cfg->indexes = pidx_indexes_all();
 		return 0;
 	}
 	while ((name = strsep(&val, ",")) != NULL) {
-		name = strim(name);
-		for (i = 0; i < pidx_nr_indexes; i++)
-			if (!strcmp(name, pidx_index_table[i]->name))
-				break;
-		if (i == pidx_nr_indexes)
-			return -EINVAL;
+		i = pidx_index_by_name(strim(name));
+		if (i < 0)
+			return i;
 		mask |= BIT(i);
 	}
 	cfg->indexes = mask;
@@ -527,12 +521,6 @@ static const char *pidx_milli(struct pidx_milli *b, u64 v)
 	snprintf(b->s, sizeof(b->s), "%llu.%03llu", v / 1000, v % 1000);
 	return b->s;
 }
-
-static const char *const pidx_verdict_names[] = {
-	[PIDX_VERIFIED]		= "yes",
-	[PIDX_FAILED]		= "FAILED",
-	[PIDX_NOT_CHECKED]	= "n/a",
-};
 
 static void pidx_show_hypervisor(struct seq_file *m)
 {

@@ -41,26 +41,12 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include "pidx_registry.h"
 #include "pidx_workload.h"
 #include "compat/kcompat.h"
 
 #define PROG "pidx-user"
 
-/* The module's table (pidx_core.c), in the same order. */
-const struct pidx_ops *const pidx_index_table[] = {
-	&pidx_idr_ops,
-	&pidx_skiplist_ops,
-	&pidx_rbskip_ops,
-	&pidx_hash_ops,
-	&pidx_ccskip_ops,
-	&pidx_lazyskip_ops,
-	&pidx_lfradix_ops,
-	&pidx_lfradix_pc_ops,
-	&pidx_maple_ops,
-	&pidx_null_ops,
-};
-
-const unsigned int pidx_nr_indexes = ARRAY_SIZE(pidx_index_table);
 struct pidx_mem_account pidx_mem;
 
 /*
@@ -82,21 +68,6 @@ DEFINE_STATIC_KEY_FALSE(pidx_race_delays);
 void __pidx_race_delay(void)
 {
 }
-
-static const char *const wl_names[PIDX_NR_WORKLOADS] = {
-	[PIDX_WL_LOOKUP]	= "lookup",
-	[PIDX_WL_INSERT]	= "insert",
-	[PIDX_WL_DELETE]	= "delete",
-	[PIDX_WL_MIXED]		= "mixed",
-	[PIDX_WL_FORK]		= "fork",
-	[PIDX_WL_ITERATE]	= "iterate",
-};
-
-static const char *const verdict_names[] = {
-	[PIDX_VERIFIED]		= "yes",
-	[PIDX_FAILED]		= "FAILED",
-	[PIDX_NOT_CHECKED]	= "n/a",
-};
 
 /* cachegrind's events, as its output file names them */
 enum { CG_IR, CG_DR, CG_DW, CG_D1MR, CG_D1MW, CG_DLMR, CG_DLMW, CG_BC, CG_BCM,
@@ -192,31 +163,22 @@ static u32 parse_u32_opt(const char *name, const char *s, u64 lo, u64 hi)
 	return v;
 }
 
-static int index_by_name(const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < pidx_nr_indexes; i++)
-		if (!strcmp(pidx_index_table[i]->name, name))
-			return i;
-	return -1;
-}
-
 static void parse_indexes(struct pidx_config *cfg, const char *list)
 {
 	char *copy = strdup(list), *tok, *save = NULL;
-	unsigned int i;
 	int ix;
 
 	cfg->indexes = 0;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(tok, "all") || !strcmp(tok, "auto")) {
-			for (i = 0; i < pidx_nr_indexes; i++)
-				if (!pidx_index_table[i]->no_contents || !strcmp(tok, "auto"))
-					cfg->indexes |= BIT(i);
+		if (!strcmp(tok, "all")) {
+			cfg->indexes |= pidx_indexes_all();
 			continue;
 		}
-		ix = index_by_name(tok);
+		if (!strcmp(tok, "auto")) {
+			cfg->indexes |= GENMASK(pidx_nr_indexes - 1, 0);
+			continue;
+		}
+		ix = pidx_index_by_name(tok);
 		if (ix < 0)
 			die(2, "unknown index '%s' (see --list)", tok);
 		cfg->indexes |= BIT(ix);
@@ -369,9 +331,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	cfg->sl_p = 4;
 	cfg->node = NUMA_NO_NODE;
 	cfg->pmu = PIDX_PMU_OFF;
-	for (i = 0; i < pidx_nr_indexes; i++)
-		if (!pidx_index_table[i]->no_contents)
-			cfg->indexes |= BIT(i);
+	cfg->indexes = pidx_indexes_all();
 
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
@@ -380,7 +340,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 			break;
 		case O_WORKLOAD:
 			for (i = 0; i < PIDX_NR_WORKLOADS; i++)
-				if (!strcmp(optarg, wl_names[i]))
+				if (!strcmp(optarg, pidx_workload_names[i]))
 					break;
 			if (i == PIDX_NR_WORKLOADS)
 				die(2, "unknown workload '%s'", optarg);
@@ -976,7 +936,7 @@ static void cg_run(const struct opts *o, const struct pidx_ops *ops, u32 nops,
 	push_arg(argv, &argc, "--cachegrind-child");
 	push_arg(argv, &argc, "--quiet");
 	push_arg(argv, &argc, "--indexes=%s", ops->name);
-	push_arg(argv, &argc, "--workload=%s", wl_names[cfg->workload]);
+	push_arg(argv, &argc, "--workload=%s", pidx_workload_names[cfg->workload]);
 	push_arg(argv, &argc, "--mix=%u/%u/%u", cfg->mix[0], cfg->mix[1], cfg->mix[2]);
 	push_arg(argv, &argc, "--keys=%u", cfg->keys);
 	push_arg(argv, &argc, "--pid-max=%u", cfg->pid_max);
@@ -1064,7 +1024,7 @@ static void csv_row(FILE *f, const struct row *row)
 			 smilli(b[1], c[CG_BC] + c[CG_BI]),
 			 smilli(b[2], c[CG_BCM] + c[CG_BIM]));
 	fprintf(f, "%u,%s,%s,%s,%u/%u/%u,%s,%u,%u,%u,%u,%llu,%u,%llu,%llu,%llu,%llu,",
-		r->run, r->index, wl_names[r->workload], "kthread", r->mix[0], r->mix[1],
+		r->run, r->index, pidx_workload_names[r->workload], "kthread", r->mix[0], r->mix[1],
 		r->mix[2], r->cpus, r->ncpus, r->keys, r->ops, r->pid_max, r->seed,
 		r->repeat, r->total_ops, r->fails, r->errors, r->elapsed_ns);
 	fprintf(f, "%s,%s,%s,%s,%llu,%llu,%llu,%llu,%s,%llu,%s,%s,%s,",
@@ -1072,7 +1032,7 @@ static void csv_row(FILE *f, const struct row *row)
 		milli(b[2], r->cpu_nsop_min_milli), milli(b[3], r->cpu_nsop_max_milli),
 		r->p50_ns, r->p90_ns, r->p99_ns, r->max_ns, milli(b[4], r->clock_milli),
 		r->mem_bytes, milli(b[5], r->bytes_per_key_milli),
-		verdict_names[r->verdict], extra);
+		pidx_verdict_names[r->verdict], extra);
 	if (r->trace_visits)
 		fprintf(f, "1,%s,%u,%s,%u,", milli(b[0], r->visits_milli), r->visits_max,
 			milli(b[1], r->lines_milli), r->lines_max);
@@ -1122,7 +1082,7 @@ static void print_table(const struct opts *o, const struct row *rows, unsigned i
 	unsigned int i, j, k;
 
 	cpulist(cpus, sizeof(cpus), &cfg->cpus);
-	printf("pidx-user run %u: workload %s", o->run, wl_names[cfg->workload]);
+	printf("pidx-user run %u: workload %s", o->run, pidx_workload_names[cfg->workload]);
 	if (cfg->workload == PIDX_WL_MIXED)
 		printf(" %u/%u/%u", cfg->mix[0], cfg->mix[1], cfg->mix[2]);
 	printf(", threads on cpus %s (%u), keys %u, ops %u per CPU, pid_max %u, seed %llu\n",
@@ -1141,7 +1101,7 @@ static void print_table(const struct opts *o, const struct row *rows, unsigned i
 		       milli(b[0], r->nsop_milli), milli(b[1], r->mops_milli),
 		       milli(b[2], r->cpu_nsop_min_milli), milli(b[3], r->cpu_nsop_max_milli),
 		       r->p50_ns, r->p99_ns, r->fails, milli(b[4], r->bytes_per_key_milli),
-		       verdict_names[r->verdict]);
+		       pidx_verdict_names[r->verdict]);
 		if (r->verdict == PIDX_FAILED)
 			printf(" (%s)", r->why);
 		putchar('\n');
