@@ -14,7 +14,7 @@
 #include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
-#include "pidx_registry.h"
+#include "pidx_storm.h"
 
 /* a cpulist of every CPU of a large machine fits; anything longer is junk */
 #define PIDX_WRITE_MAX	512
@@ -234,16 +234,6 @@ static int parse_node(struct pidx_config *cfg, char *val)
 		cfg->node = v;
 	}
 	return 0;
-}
-
-static void pidx_node_name(char *buf, size_t len, int node)
-{
-	if (node == NUMA_NO_NODE)
-		strscpy(buf, "any", len);
-	else if (node == PIDX_NODE_INTERLEAVE)
-		strscpy(buf, "interleave", len);
-	else
-		snprintf(buf, len, "%d", node);
 }
 
 static void show_node(struct seq_file *m, const struct pidx_config *cfg)
@@ -510,17 +500,6 @@ static const struct file_operations pidx_testcase_fops = {
 	.llseek		= seq_lseek,
 	.release	= single_release,
 };
-
-/* Values kept x1000 are printed with three decimals, as refscale does. */
-struct pidx_milli {
-	char s[24];
-};
-
-static const char *pidx_milli(struct pidx_milli *b, u64 v)
-{
-	snprintf(b->s, sizeof(b->s), "%llu.%03llu", v / 1000, v % 1000);
-	return b->s;
-}
 
 static void pidx_show_hypervisor(struct seq_file *m)
 {

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pidx-user: the module's storms, natively.  The index files, the kernel's
- * lib/idr.c, radix-tree.c, xarray.c, maple_tree.c and rbtree.c, and the
- * storm operations (pidx_workload.c) are the very files Kbuild builds, on
- * the compat layer in compat/.  This file is what pidx_core.c and
- * pidx_debugfs.c are to the module: settings, one thread pinned per listed
- * CPU behind a start barrier (as the module's kthread mode: warm-up, a
- * spinning gate, batches timed with two clock reads, one batch in eight
- * timed op by op, a cool-down that keeps every CPU busy), repeats
- * interleaved across indexes, the oracle and ops->verify() after every
- * storm, and results.csv rows in the module's format with substrate=user.
+ * lib/idr.c, radix-tree.c, xarray.c, maple_tree.c and rbtree.c, the
+ * registry of indexes (pidx_registry.c), the storm operations
+ * (pidx_workload.c) and the setup, prefill, checks and summaries of a storm
+ * (pidx_storm.c) are the very files Kbuild builds, on the compat layer in
+ * compat/.  This file is what pidx_core.c and pidx_debugfs.c are to the
+ * module: settings, one thread pinned per listed CPU behind a start barrier
+ * (as the module's kthread mode: warm-up, a spinning gate, batches timed
+ * with two clock reads, one batch in eight timed op by op, a cool-down that
+ * keeps every CPU busy), repeats interleaved across indexes, and
+ * results.csv rows with substrate=user.
  *
  * With --cachegrind every storm also runs twice under valgrind's cachegrind
  * (ops/2 and ops operations per CPU, storms only: the process ends with the
@@ -41,8 +42,7 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
-#include "pidx_registry.h"
-#include "pidx_workload.h"
+#include "pidx_storm.h"
 #include "compat/kcompat.h"
 
 #define PROG "pidx-user"
@@ -67,6 +67,12 @@ DEFINE_STATIC_KEY_FALSE(pidx_race_delays);
 
 void __pidx_race_delay(void)
 {
+}
+
+/* One node here (compat/): the prefill stays on the first storm CPU. */
+bool pidx_prefill_move(int node)
+{
+	return false;
 }
 
 /* cachegrind's events, as its output file names them */
@@ -107,11 +113,6 @@ static void die(int code, const char *fmt, ...)
 	va_end(args);
 	fputc('\n', stderr);
 	exit(code);
-}
-
-static u64 milli_div(u64 num, u64 den)
-{
-	return den ? num * 1000 / den : 0;
 }
 
 static const char *milli(char *buf, u64 v)
@@ -237,30 +238,6 @@ static void parse_cpus(struct pidx_config *cfg, const char *s)
 	}
 	if (cpumask_empty(&cfg->cpus))
 		die(2, "--cpus selects no CPU");
-}
-
-/* the module's "%*pbl" with ';' for ',' */
-static void cpulist(char *buf, size_t len, const struct cpumask *m)
-{
-	unsigned int cpu, start = 0, prev = 0;
-	size_t n = 0;
-	bool open = false;
-
-	buf[0] = 0;
-	for_each_cpu(cpu, m) {
-		if (open && cpu == prev + 1) {
-			prev = cpu;
-			continue;
-		}
-		if (open)
-			n += snprintf(buf + n, len - n, start == prev ? "%s%u" : "%s%u-%u",
-				      n ? ";" : "", start, prev);
-		start = prev = cpu;
-		open = true;
-	}
-	if (open)
-		snprintf(buf + n, len - n, start == prev ? "%s%u" : "%s%u-%u",
-			 n ? ";" : "", start, prev);
 }
 
 static void usage(void)
@@ -479,277 +456,26 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static void fail(struct pidx_result *res, const char *fmt, ...) __printf(2, 3);
-static void fail(struct pidx_result *res, const char *fmt, ...)
-{
-	va_list args;
-
-	if (res->verdict == PIDX_FAILED)
-		return;
-	res->verdict = PIDX_FAILED;
-	va_start(args, fmt);
-	vsnprintf(res->why, sizeof(res->why), fmt, args);
-	va_end(args);
-}
-
-/* pidx_prepare() of pidx_core.c, the prefill on the first storm CPU */
+/*
+ * pidx_prepare() of pidx_core.c, the prefill on this thread, which stands
+ * for the first storm CPU.
+ */
 static int prepare(struct pidx_storm *s, const char **why)
 {
 	const struct pidx_config *cfg = s->cfg;
-	u32 slice, ring_cap, i, n;
-	u64 rng = pidx_rand_seed(cfg->seed, 0xffff);
-	unsigned int cpu, wi = 0;
-	int ret, pid;
+	int ret;
 
-	s->nworkers = cpumask_weight(&cfg->cpus);
-	ret = pidx_plan(cfg, s->nworkers, &slice, &ring_cap, why);
+	ret = pidx_storm_setup(s, why);
 	if (ret)
 		return ret;
-	s->batch = clamp(cfg->ops / 16, PIDX_BATCH_MIN, PIDX_BATCH_MAX);
-	s->workers = aligned_alloc(64, ALIGN(s->nworkers * sizeof(*s->workers), 64));
-	s->worker_of = calloc(nr_cpu_ids, sizeof(*s->worker_of));
-	if (!s->workers || !s->worker_of)
-		return -ENOMEM;
-	memset(s->workers, 0, s->nworkers * sizeof(*s->workers));
-	s->nkeys = cfg->keys;
-	s->stable = cfg->keys - slice * s->nworkers;
-
-	for_each_cpu(cpu, &cfg->cpus) {
-		struct pidx_worker *w = &s->workers[wi];
-
-		w->storm = s;
-		w->cpu = cpu;
-		w->rng = pidx_rand_seed(cfg->seed, cpu);
-		w->ring_cap = ring_cap;
-		if (ring_cap) {
-			w->ring = calloc(ring_cap, sizeof(u32));
-			if (!w->ring)
-				return -ENOMEM;
-		}
-		w->lat = calloc(PIDX_LAT_MAX, sizeof(u32));
-		if (!w->lat)
-			return -ENOMEM;
-		s->worker_of[cpu] = wi++;
-	}
-
 	/* memory the storm will take is mapped now, not during the storm */
 	kc_arena_prefault(((size_t)cfg->keys + (size_t)cfg->ops * s->nworkers) * 256 +
 			  (32UL << 20));
-	for (i = 0; i < cfg->keys; i++) {
-		pid = s->ops->alloc(s->idx, GFP_KERNEL);
-		if (pid < 0)
-			return pid;
-		if (!s->ops->no_contents && pid != (int)i + 1) {
-			fprintf(stderr, PROG ": %s: prefill alloc #%u returned %d, expected %u\n",
-				s->ops->name, i, pid, i + 1);
-			return -EUCLEAN;
-		}
-	}
-	if (s->ops->nodes) {
-		s->ops->nodes(s->idx, s->mem_nodes);
-		s->mem_nodes_known = true;
-	}
-	pidx_order_init(s, &rng);
-	for (wi = 0; wi < s->nworkers; wi++) {
-		struct pidx_worker *w = &s->workers[wi];
-
-		for (n = 0; n < slice; n++)
-			w->ring[n] = pidx_key_of(s, s->stable + wi * slice + n);
-		w->ring_len = slice;
-	}
+	ret = pidx_prefill(s);
+	if (ret)
+		return ret;
+	pidx_storm_deal(s);
 	return 0;
-}
-
-static void free_storm(struct pidx_storm *s)
-{
-	unsigned int i;
-
-	if (s->workers) {
-		for (i = 0; i < s->nworkers; i++) {
-			free(s->workers[i].ring);
-			free(s->workers[i].lat);
-		}
-	}
-	free(s->workers);
-	free(s->worker_of);
-}
-
-/* The oracle of pidx_check_contents(): by iteration and by lookup. */
-static u32 check_contents(struct pidx_storm *s, struct pidx_result *res)
-{
-	u32 pid_max = s->cfg->pid_max;
-	unsigned long *expect;
-	u32 i, n, nexpect = 0, seen = 0;
-	int pid, prev = -1;
-
-	expect = bitmap_zalloc(pid_max, GFP_KERNEL);
-	if (!expect) {
-		fail(res, "no memory for the oracle");
-		return 0;
-	}
-	for (i = 0; i < s->stable; i++)
-		__set_bit(pidx_key_of(s, i), expect);
-	nexpect = s->stable;
-	for (i = 0; i < s->nworkers; i++) {
-		struct pidx_worker *w = &s->workers[i];
-
-		for (n = 0; n < w->ring_len; n++) {
-			u32 key = w->ring[(w->ring_head + n) % w->ring_cap];
-
-			if (__test_and_set_bit(key, expect))
-				fail(res, "PID %u handed out twice", key);
-			else
-				nexpect++;
-		}
-	}
-
-	rcu_read_lock();
-	for (pid = s->ops->find_ge(s->idx, 0); pid >= 0;
-	     pid = s->ops->find_ge(s->idx, pid + 1)) {
-		if (pid <= prev) {
-			fail(res, "find_ge returned %d after %d", pid, prev);
-			break;
-		}
-		if ((u32)pid >= pid_max || !test_bit(pid, expect))
-			fail(res, "PID %d present but should not be", pid);
-		prev = pid;
-		seen++;
-	}
-	rcu_read_unlock();
-	if (seen != nexpect)
-		fail(res, "find_ge walk saw %u PIDs, expected %u", seen, nexpect);
-
-	for_each_set_bit(i, expect, pid_max) {
-		bool hit;
-
-		rcu_read_lock();
-		hit = s->ops->lookup(s->idx, i);
-		rcu_read_unlock();
-		if (!hit)
-			fail(res, "PID %u expected but lookup misses it", i);
-	}
-	bitmap_free(expect);
-	return seen;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	u32 x = *(const u32 *)a, y = *(const u32 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* pidx_summarize() without the kernel's CPU counters */
-static void summarize(struct pidx_storm *s, struct pidx_result *res)
-{
-	u64 ops = 0, timed = 0, ns = 0, mops = 0, nsop, lo = U64_MAX, hi = 0;
-	struct pidx_visit_sum sum = { 0 };
-	u32 *all, nall = 0, i;
-
-	for (i = 0; i < s->nworkers; i++) {
-		struct pidx_worker *w = &s->workers[i];
-
-		ops += w->done;
-		timed += w->timed_ops;
-		ns += w->ns;
-		res->fails += w->fails;
-		res->errors += w->errors;
-		if (w->errors)
-			fail(res, "CPU %u: %s (key %u)", w->cpu, w->bad_why, w->bad_key);
-		sum.ops += w->visits.ops;
-		sum.nodes += w->visits.nodes;
-		sum.lines += w->visits.lines;
-		sum.nodes_max = max(sum.nodes_max, w->visits.nodes_max);
-		sum.lines_max = max(sum.lines_max, w->visits.lines_max);
-		if (!w->timed_ops)
-			continue;
-		nsop = milli_div(w->ns, w->timed_ops);
-		lo = min(lo, nsop);
-		hi = max(hi, nsop);
-		if (w->ns)
-			mops += w->timed_ops * 1000000ULL / w->ns;
-		nall += w->nlat;
-	}
-	res->total_ops = ops;
-	res->nsop_milli = milli_div(ns, timed);
-	res->mops_milli = mops;
-	res->cpu_nsop_min_milli = lo == U64_MAX ? 0 : lo;
-	res->cpu_nsop_max_milli = hi;
-	if (res->trace_visits) {
-		res->visits_milli = milli_div(sum.nodes, sum.ops);
-		res->lines_milli = milli_div(sum.lines, sum.ops);
-		res->visits_max = sum.nodes_max;
-		res->lines_max = sum.lines_max;
-	}
-	all = nall ? malloc(nall * sizeof(u32)) : NULL;
-	if (all) {
-		nall = 0;
-		for (i = 0; i < s->nworkers; i++) {
-			memcpy(all + nall, s->workers[i].lat, s->workers[i].nlat * sizeof(u32));
-			nall += s->workers[i].nlat;
-		}
-		qsort(all, nall, sizeof(u32), cmp_u32);
-		res->p50_ns = all[(u64)nall * 50 / 100];
-		res->p90_ns = all[(u64)nall * 90 / 100];
-		res->p99_ns = all[(u64)nall * 99 / 100];
-		res->max_ns = all[nall - 1];
-		free(all);
-	}
-}
-
-/* the cost of one clock-read pair, best of 16 tries of 32 pairs */
-static u64 clock_cost_milli(void)
-{
-	u64 t0, t1, best = U64_MAX;
-	unsigned int i, j;
-
-	for (i = 0; i < 16; i++) {
-		t0 = ktime_get_ns();
-		for (j = 0; j < 64; j++)
-			ktime_get_ns();
-		t1 = ktime_get_ns();
-		best = min(best, milli_div(t1 - t0, 32));
-	}
-	return best;
-}
-
-static void fill_config(struct pidx_result *res, const struct pidx_config *cfg)
-{
-	unsigned int cpu;
-	size_t len = 0;
-
-	res->workload = cfg->workload;
-	res->mode = cfg->mode;
-	memcpy(res->mix, cfg->mix, sizeof(res->mix));
-	cpulist(res->cpus, sizeof(res->cpus), &cfg->cpus);
-	res->ncpus = cpumask_weight(&cfg->cpus);
-	res->keys = cfg->keys;
-	res->ops = cfg->ops;
-	res->pid_max = cfg->pid_max;
-	res->seed = cfg->seed;
-	res->trace_visits = cfg->trace_visits;
-	res->pmu = cfg->pmu;
-	res->numa_node = cfg->node;
-	for_each_cpu(cpu, &cfg->cpus)
-		len += snprintf(res->cpu_nodes + len, sizeof(res->cpu_nodes) - len,
-				"%s%u:0", len ? ";" : "", cpu);
-}
-
-static void fill_mem_nodes(struct pidx_result *res, struct pidx_storm *s)
-{
-	size_t len = 0;
-	unsigned int n;
-
-	if (!s->mem_nodes_known) {
-		strcpy(res->mem_nodes, "n/a");
-		return;
-	}
-	for (n = 0; n < PIDX_NODES_MAX; n++)
-		if (s->mem_nodes[n])
-			len += snprintf(res->mem_nodes + len, sizeof(res->mem_nodes) - len,
-					"%s%u:%llu", len ? ";" : "", n, s->mem_nodes[n]);
-	if (!len)
-		strcpy(res->mem_nodes, "none");
 }
 
 /*
@@ -765,30 +491,18 @@ static int storm_one(const struct opts *o, const struct pidx_ops *ops, u32 repea
 	unsigned int first = cpumask_first(&cfg->cpus), i;
 	long mem_before = atomic_long_read(&pidx_mem.bytes);
 	unsigned long msgs = kc_err_messages;
-	struct pidx_params params;
 	const char *why = "";
 	pthread_t *threads;
-	u32 present = 0;
 	int ret;
 
-	memset(res, 0, sizeof(*res));
-	res->run = o->run;
-	res->repeat = repeat;
-	res->index = ops->name;
-	res->verdict = ops->no_contents ? PIDX_NOT_CHECKED : PIDX_VERIFIED;
-	fill_config(res, cfg);
 	/* the prefill, the oracle and destroy run on the first storm CPU */
 	pin_to(first);
 	kc_set_cpu(first);
-	res->clock_milli = clock_cost_milli();
-
-	pidx_fill_params(cfg, &params);
-	s.idx = ops->create(&params);
-	if (IS_ERR(s.idx)) {
-		ret = PTR_ERR(s.idx);
-		s.idx = NULL;
+	memset(res, 0, sizeof(*res));
+	pidx_result_init(res, ops, cfg, o->run, repeat);
+	ret = pidx_storm_create(&s);
+	if (ret)
 		goto out;
-	}
 	ret = prepare(&s, &why);
 	if (ret)
 		goto out;
@@ -829,27 +543,11 @@ static int storm_one(const struct opts *o, const struct pidx_ops *ops, u32 repea
 	if (cfg->trace_visits)
 		static_branch_disable(&pidx_visits_on);
 	res->elapsed_ns = s.t_end - s.t_go;
-	summarize(&s, res);
-	fill_mem_nodes(res, &s);
-	if (!ops->no_contents) {
-		unsigned int bad = ops->verify(s.idx);
-
-		if (bad)
-			fail(res, "verify found %u violations (see above)", bad);
-		present = check_contents(&s, res);
-	}
-	res->mem_bytes = ops->mem_bytes(s.idx);
-	res->bytes_per_key_milli = milli_div(res->mem_bytes, present);
-	if (ops->describe)
-		ops->describe(s.idx, res->extra, sizeof(res->extra));
+	pidx_storm_check(&s, res, "above");
 out:
-	if (s.idx)
-		ops->destroy(s.idx);
-	free_storm(&s);
-	if (!ret && atomic_long_read(&pidx_mem.bytes) != mem_before)
-		fail(res, "index leaked %ld bytes", atomic_long_read(&pidx_mem.bytes) - mem_before);
+	pidx_storm_end(&s, res, mem_before, ret);
 	if (!ret && !ops->no_contents && kc_err_messages != msgs && res->verdict != PIDX_FAILED)
-		fail(res, "the index printed %lu error message(s)", kc_err_messages - msgs);
+		pidx_fail(res, "the index printed %lu error message(s)", kc_err_messages - msgs);
 	if (ret)
 		fprintf(stderr, PROG ": %s: storm refused or failed: %s (%d)\n", ops->name,
 			*why ? why : strerror(-ret), ret);
@@ -919,7 +617,7 @@ static void cg_run(const struct opts *o, const struct pidx_ops *ops, u32 nops,
 		die(1, "cannot find this program (%s)", self);
 	snprintf(out, sizeof(out), "%s/cachegrind.%s.%u.out", dir, ops->name, nops);
 	snprintf(log, sizeof(log), "%s/cachegrind.%s.%u.log", dir, ops->name, nops);
-	cpulist(cpus, sizeof(cpus), &cfg->cpus);
+	pidx_cpulist(cpus, sizeof(cpus), &cfg->cpus);
 	for (char *c = cpus; *c; c++)
 		if (*c == ';')
 			*c = ',';
@@ -1081,7 +779,7 @@ static void print_table(const struct opts *o, const struct row *rows, unsigned i
 	u64 v[PIDX_REPEAT_MAX];
 	unsigned int i, j, k;
 
-	cpulist(cpus, sizeof(cpus), &cfg->cpus);
+	pidx_cpulist(cpus, sizeof(cpus), &cfg->cpus);
 	printf("pidx-user run %u: workload %s", o->run, pidx_workload_names[cfg->workload]);
 	if (cfg->workload == PIDX_WL_MIXED)
 		printf(" %u/%u/%u", cfg->mix[0], cfg->mix[1], cfg->mix[2]);
