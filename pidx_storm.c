@@ -5,7 +5,7 @@
  * user/pidx-user (see pidx_storm.h).  The prefill checks each number it is
  * given; the oracle checks that the index holds exactly what the storm's
  * operations imply; the summaries turn each storm CPU's counts into the
- * result's columns.
+ * result's columns, and pidx_csv_row() those into a results.csv row.
  */
 #include <linux/bitmap.h>
 #include <linux/err.h>
@@ -609,4 +609,56 @@ void pidx_storm_end(struct pidx_storm *s, struct pidx_result *res,
 	if (!ret && atomic_long_read(&pidx_mem.bytes) != mem_before)
 		pidx_fail(res, "index leaked %ld bytes",
 			  atomic_long_read(&pidx_mem.bytes) - mem_before);
+}
+
+/* @r as a results.csv row, its newline included, in @buf (PIDX_CSV_ROW_MAX). */
+void pidx_csv_row(char *buf, size_t size, const struct pidx_result *r,
+		  const struct pidx_csv_sub *sub)
+{
+	struct pidx_milli b[6];
+	char node[16];
+	unsigned int c;
+	size_t n;
+
+	n = scnprintf(buf, size, "%u,%s,%s,%s,%u/%u/%u,%s,%u,%u,%u,%u,%llu,%u,%llu,%llu,%llu,%llu,",
+		      r->run, r->index, pidx_workload_names[r->workload],
+		      pidx_mode_names[r->mode], r->mix[0], r->mix[1], r->mix[2],
+		      r->cpus, r->ncpus, r->keys, r->ops, r->pid_max, r->seed,
+		      r->repeat, r->total_ops, r->fails, r->errors, r->elapsed_ns);
+	n += scnprintf(buf + n, size - n, "%s,%s,%s,%s,%llu,%llu,%llu,%llu,%s,%llu,%s,%s,%s%s%s,",
+		       pidx_milli(&b[0], r->nsop_milli), pidx_milli(&b[1], r->mops_milli),
+		       pidx_milli(&b[2], r->cpu_nsop_min_milli),
+		       pidx_milli(&b[3], r->cpu_nsop_max_milli),
+		       r->p50_ns, r->p90_ns, r->p99_ns, r->max_ns,
+		       pidx_milli(&b[4], r->clock_milli), r->mem_bytes,
+		       pidx_milli(&b[5], r->bytes_per_key_milli),
+		       pidx_verdict_names[r->verdict], r->extra,
+		       *r->extra && *sub->extra ? ";" : "", sub->extra);
+	if (r->trace_visits)
+		n += scnprintf(buf + n, size - n, "1,%s,%u,%s,%u,",
+			       pidx_milli(&b[0], r->visits_milli), r->visits_max,
+			       pidx_milli(&b[1], r->lines_milli), r->lines_max);
+	else
+		n += scnprintf(buf + n, size - n, "0,n/a,n/a,n/a,n/a,");
+	if (sub->pmu) {
+		n += scnprintf(buf + n, size - n, "%s", sub->pmu);
+	} else {
+		n += scnprintf(buf + n, size - n, "%s", pidx_pmu_mode_names[r->pmu]);
+		for (c = 0; c < PIDX_PMU_NR; c++)
+			n += scnprintf(buf + n, size - n, ",%s", r->pmu_ok & BIT(c) ?
+				       pidx_milli(&b[0], r->pmu_milli[c]) : "n/a");
+	}
+	pidx_node_name(node, sizeof(node), r->numa_node);
+	n += scnprintf(buf + n, size - n, ",%s,%s,%s,", node, r->cpu_nodes,
+		       r->mem_nodes);
+	/* interrupts are off for long only in the rounds of an ipi storm */
+	if (sub->bounds)
+		n += scnprintf(buf + n, size - n, "%llu,", r->round_max_ns);
+	else
+		n += scnprintf(buf + n, size - n, "n/a,");
+	if (sub->bounds && r->mode == PIDX_MODE_IPI)
+		n += scnprintf(buf + n, size - n, "%llu,", r->irqs_off_max_ns);
+	else
+		n += scnprintf(buf + n, size - n, "n/a,");
+	scnprintf(buf + n, size - n, "%s\n", sub->substrate);
 }

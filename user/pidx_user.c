@@ -695,56 +695,25 @@ static void cg_count(const struct opts *o, const struct pidx_ops *ops, struct ro
 
 /* ------------------------------------------------------------ output */
 
-static void node_name(char *buf, int node)
-{
-	if (node == NUMA_NO_NODE)
-		strcpy(buf, "any");
-	else if (node == PIDX_NODE_INTERLEAVE)
-		strcpy(buf, "interleave");
-	else
-		sprintf(buf, "%d", node);
-}
-
-#define CSV_HEADER "run,index,workload,mode,mix,cpus,ncpus,keys,ops,pid_max,seed,repeat,total_ops,fails,errors,elapsed_ns,ns_per_op,mops,cpu_nsop_min,cpu_nsop_max,p50_ns,p90_ns,p99_ns,max_ns,clock_ns,mem_bytes,bytes_per_key,verified,extra,trace_visits,visits_per_op,visits_max,lines_per_op,lines_max,pmu,cycles_per_op,instructions_per_op,cache_refs_per_op,cache_misses_per_op,llc_load_misses_per_op,node,cpu_nodes,mem_nodes,round_max_ns,irqs_off_max_ns,substrate\n"
-
-/* pidx_csv_show() of pidx_debugfs.c, and substrate=user */
+/* the module's rows (pidx_csv_row()), with cachegrind's counts and substrate=user */
 static void csv_row(FILE *f, const struct row *row)
 {
-	const struct pidx_result *r = &row->r;
-	char b[8][32], node[16], extra[sizeof(r->extra) + 160];
+	struct pidx_csv_sub user = { .substrate = "user", .extra = "" };
+	char b[6][32], extra[160], pmu[160], line[PIDX_CSV_ROW_MAX];
 	const s64 *c = row->cg_milli;
 
-	strcpy(extra, r->extra);
-	if (row->cg)
-		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
-			 "%scg_ll_misses=%s;cg_branches=%s;cg_mispredicts=%s",
-			 *extra ? ";" : "", smilli(b[0], c[CG_DLMR] + c[CG_DLMW]),
-			 smilli(b[1], c[CG_BC] + c[CG_BI]),
+	if (row->cg) {
+		snprintf(extra, sizeof(extra), "cg_ll_misses=%s;cg_branches=%s;cg_mispredicts=%s",
+			 smilli(b[0], c[CG_DLMR] + c[CG_DLMW]), smilli(b[1], c[CG_BC] + c[CG_BI]),
 			 smilli(b[2], c[CG_BCM] + c[CG_BIM]));
-	fprintf(f, "%u,%s,%s,%s,%u/%u/%u,%s,%u,%u,%u,%u,%llu,%u,%llu,%llu,%llu,%llu,",
-		r->run, r->index, pidx_workload_names[r->workload], "kthread", r->mix[0], r->mix[1],
-		r->mix[2], r->cpus, r->ncpus, r->keys, r->ops, r->pid_max, r->seed,
-		r->repeat, r->total_ops, r->fails, r->errors, r->elapsed_ns);
-	fprintf(f, "%s,%s,%s,%s,%llu,%llu,%llu,%llu,%s,%llu,%s,%s,%s,",
-		milli(b[0], r->nsop_milli), milli(b[1], r->mops_milli),
-		milli(b[2], r->cpu_nsop_min_milli), milli(b[3], r->cpu_nsop_max_milli),
-		r->p50_ns, r->p90_ns, r->p99_ns, r->max_ns, milli(b[4], r->clock_milli),
-		r->mem_bytes, milli(b[5], r->bytes_per_key_milli),
-		pidx_verdict_names[r->verdict], extra);
-	if (r->trace_visits)
-		fprintf(f, "1,%s,%u,%s,%u,", milli(b[0], r->visits_milli), r->visits_max,
-			milli(b[1], r->lines_milli), r->lines_max);
-	else
-		fputs("0,n/a,n/a,n/a,n/a,", f);
-	if (row->cg)
-		fprintf(f, "cachegrind,n/a,%s,%s,%s,%s", smilli(b[0], c[CG_IR]),
-			smilli(b[1], c[CG_DR] + c[CG_DW]),
-			smilli(b[2], c[CG_D1MR] + c[CG_D1MW]), smilli(b[3], c[CG_DLMR]));
-	else
-		fputs("off,n/a,n/a,n/a,n/a,n/a", f);
-	node_name(node, r->numa_node);
-	/* the storm bounds: no on_each_cpu rounds, no interrupts off here */
-	fprintf(f, ",%s,%s,%s,n/a,n/a,user\n", node, r->cpu_nodes, r->mem_nodes);
+		snprintf(pmu, sizeof(pmu), "cachegrind,n/a,%s,%s,%s,%s", smilli(b[3], c[CG_IR]),
+			 smilli(b[4], c[CG_DR] + c[CG_DW]), smilli(b[5], c[CG_D1MR] + c[CG_D1MW]),
+			 smilli(b[0], c[CG_DLMR]));
+		user.extra = extra;
+		user.pmu = pmu;
+	}
+	pidx_csv_row(line, sizeof(line), &row->r, &user);
+	fputs(line, f);
 }
 
 static void write_csv(const char *path, const struct row *rows, unsigned int n)
@@ -757,7 +726,7 @@ static void write_csv(const char *path, const struct row *rows, unsigned int n)
 	if (!f)
 		die(1, "cannot write %s: %s", path, strerror(errno));
 	if (header || f == stdout)
-		fputs(CSV_HEADER, f);
+		fputs(PIDX_CSV_HEADER, f);
 	for (i = 0; i < n; i++)
 		csv_row(f, &rows[i]);
 	if (f != stdout && fclose(f))
