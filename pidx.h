@@ -40,7 +40,7 @@
  * index as it sees fit.
  *
  * Adding an index is one new file defining a struct pidx_ops and one line in
- * pidx_index_table[] (pidx_core.c).
+ * pidx_index_table[] (pidx_registry.c).
  */
 #ifndef _PIDX_H
 #define _PIDX_H
@@ -151,9 +151,6 @@ extern const struct pidx_ops pidx_ccskip_ops;
 extern const struct pidx_ops pidx_lazyskip_ops;
 extern const struct pidx_ops pidx_lfradix_ops;
 extern const struct pidx_ops pidx_lfradix_pc_ops;
-
-extern const struct pidx_ops *const pidx_index_table[];
-extern const unsigned int pidx_nr_indexes;
 
 /*
  * Module-wide accounting of what the indexes allocate themselves: every

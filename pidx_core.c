@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pidx storm engine: builds each selected index, storms it from every
- * selected CPU at once, times the storm with ktime, checks that the index
- * still holds exactly what the operations imply, and records the result.
+ * pidx storm engine, the module's part: builds each selected index, storms
+ * it from every selected CPU at once, times the storm with ktime, and
+ * records the result.  The setup, the prefill and the checks that the index
+ * still holds exactly what the operations imply are pidx_storm.c's, shared
+ * with user/pidx-user; the prefill's placement on a node is this file's.
  *
  * Two ways to storm (see README):
  *  - ipi:     rounds of on_each_cpu_mask().  Each round runs one bounded batch
@@ -18,57 +20,22 @@
  * Only two clock reads are taken per batch; one batch in eight is instead
  * timed op by op to sample latencies, and is left out of ns/op.
  */
-#include <linux/bitmap.h>
 #include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
-#include <linux/math64.h>
-/* kvmalloc_array(), kvzalloc(), kvfree(): in mm.h, not slab.h, before v5.16 */
+/* kvzalloc(), kvfree(): in mm.h, not slab.h, before v5.16 */
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
-#include <linux/sort.h>
 #include <linux/topology.h>
 #include <linux/vmalloc.h>
-#include "pidx_workload.h"
-
-const struct pidx_ops *const pidx_index_table[] = {
-	&pidx_idr_ops,
-	&pidx_skiplist_ops,
-	&pidx_rbskip_ops,
-	&pidx_hash_ops,
-	&pidx_ccskip_ops,
-	&pidx_lazyskip_ops,
-	&pidx_lfradix_ops,
-	&pidx_lfradix_pc_ops,
-#ifdef PIDX_HAVE_MAPLE	/* Kbuild: the maple tree came in v6.1 */
-	&pidx_maple_ops,
-#endif
-	&pidx_null_ops,
-};
-
-const unsigned int pidx_nr_indexes = ARRAY_SIZE(pidx_index_table);
-
-const char *const pidx_workload_names[PIDX_NR_WORKLOADS] = {
-	[PIDX_WL_LOOKUP]	= "lookup",
-	[PIDX_WL_INSERT]	= "insert",
-	[PIDX_WL_DELETE]	= "delete",
-	[PIDX_WL_MIXED]		= "mixed",
-	[PIDX_WL_FORK]		= "fork",
-	[PIDX_WL_ITERATE]	= "iterate",
-};
-
-const char *const pidx_mode_names[PIDX_NR_MODES] = {
-	[PIDX_MODE_IPI]		= "ipi",
-	[PIDX_MODE_KTHREAD]	= "kthread",
-};
+#include "pidx_storm.h"
 
 struct pidx_mem_account pidx_mem;
 struct pidx_config pidx_cfg;
@@ -293,19 +260,14 @@ static int pidx_storm_kthread(struct pidx_storm *s)
 	return ret;
 }
 
-static void pidx_free_storm(struct pidx_storm *s)
+/* The counters go before pidx_storm_end() frees the workers that hold them. */
+static void pidx_pmu_close_all(struct pidx_storm *s)
 {
 	unsigned int i;
 
-	if (s->workers) {
-		for (i = 0; i < s->nworkers; i++) {
+	if (s->workers)
+		for (i = 0; i < s->nworkers; i++)
 			pidx_pmu_close(&s->workers[i].pmu);
-			kvfree(s->workers[i].ring);
-			kvfree(s->workers[i].lat);
-		}
-	}
-	kfree(s->workers);
-	kfree(s->worker_of);
 }
 
 /*
@@ -315,7 +277,7 @@ static void pidx_free_storm(struct pidx_storm *s)
  * NUMA_NO_NODE or a node without memory: cpumask_of_node() indexes a
  * per-node table and has no entry for them.
  */
-static bool pidx_prefill_move(int node)
+bool pidx_prefill_move(int node)
 {
 	unsigned int cpu;
 
@@ -326,96 +288,8 @@ static bool pidx_prefill_move(int node)
 	       !set_cpus_allowed_ptr(current, cpumask_of(cpu));
 }
 
-/*
- * How often the prefill asks again for a number whose allocation failed
- * before it gives up: a passing shortage (or an injected failure) costs a
- * retry, a lasting one fails the run before any storm, saying why in
- * testcase, and the part-built index is destroyed unstormed.  Like the rest
- * of a run's setup (create, the key, ring and latency arrays) it passes
- * GFP_KERNEL without __GFP_NOWARN: a failure there is no counted operation
- * but the run's end, and the allocator's warning says why.  An index may
- * still allocate more quietly under its own lock (ccskip's copies are
- * GFP_ATOMIC | __GFP_NOWARN, maple's first try GFP_NOWAIT): then the
- * prefill's own line in dmesg and testcase is what says why.
- */
-#define PIDX_PREFILL_TRIES	8
-
-/* why the storm in flight failed, where dmesg is not all (pidx_run_lock) */
-static char pidx_storm_why[112];
-/* the copy testcase shows, as pidx_last_why (pidx_cfg_lock) */
-static char pidx_storm_why_shown[112];
-
-/*
- * The prefill's number #@i was @pid, and the prefill has run on other CPUs
- * than @cpu, where it began, if @moved.  An index with per-CPU ranges gives
- * 1..keys only from one CPU: the prefill is pinned to one, but a CPU that
- * goes offline sends it elsewhere, and a pin to a CPU going offline may not
- * take at all (then a later balance moves it), which is no fault of the
- * index.  Any other wrong number is.
- */
-static int pidx_prefill_misordered(struct pidx_storm *s, u32 i, int pid,
-				   unsigned int cpu, bool moved)
-{
-	if (s->ops->alloc_ranges && moved) {
-		snprintf(pidx_storm_why, sizeof(pidx_storm_why),
-			 "prefill of %s left CPU %u (hotplug?) by key %u: that index not stormed",
-			 s->ops->name, cpu, i + 1);
-		pr_err("pidx: %s\n", pidx_storm_why);
-		return -EAGAIN;
-	}
-	pr_err("pidx: %s: prefill alloc #%u returned %d, expected %u\n",
-	       s->ops->name, i, pid, i + 1);
-	return -EUCLEAN;
-}
-
-/* prefill in process context, as fork does, checking each number */
-static int pidx_prefill(struct pidx_storm *s)
-{
-	const struct pidx_config *cfg = s->cfg;
-	unsigned int tries, cpu = raw_smp_processor_id();
-	bool moved = false;
-	u32 i;
-
-	for (i = 0; i < cfg->keys; i++) {
-		int pid;
-
-		/*
-		 * The kernel's own structures (idr, maple) take memory from
-		 * the allocating CPU's node: interleaving moves the prefill
-		 * to each node in turn, for the same runs of 64 keys that
-		 * pidx_mem_node() spreads our own indexes' nodes by.  Not
-		 * an index whose numbers come from per-CPU ranges: from two
-		 * CPUs its numbers would not be 1..keys, and it places its
-		 * memory by key itself.
-		 */
-		if (cfg->node == PIDX_NODE_INTERLEAVE && !s->ops->alloc_ranges &&
-		    (!i || !((i + 1) & 63)))
-			pidx_prefill_move(pidx_mem_node(cfg->node, i + 1));
-		pid = s->ops->alloc(s->idx, GFP_KERNEL);
-		for (tries = 1; pid == -ENOMEM && tries < PIDX_PREFILL_TRIES; tries++) {
-			cond_resched();
-			pid = s->ops->alloc(s->idx, GFP_KERNEL);
-		}
-		if (pid == -ENOMEM) {
-			snprintf(pidx_storm_why, sizeof(pidx_storm_why),
-				 "prefill of %s: no memory for key %u of %u in %u tries: not stormed",
-				 s->ops->name, i + 1, cfg->keys, PIDX_PREFILL_TRIES);
-			pr_err("pidx: %s\n", pidx_storm_why);
-		}
-		if (pid < 0)
-			return pid;
-		/* sticky: a move there and back still mixed two CPUs' ranges */
-		moved |= raw_smp_processor_id() != cpu;
-		if (!s->ops->no_contents && pid != i + 1)
-			return pidx_prefill_misordered(s, i, pid, cpu, moved);
-		if (!(i & 0xfff)) {
-			if (READ_ONCE(s->abort))
-				return -EINTR;
-			cond_resched();
-		}
-	}
-	return 0;
-}
+/* the copy testcase shows of pidx_storm_why, as pidx_last_why (pidx_cfg_lock) */
+static char pidx_storm_why_shown[PIDX_STORM_WHY_MAX];
 
 /*
  * A kthread whose work is done sleeps until kthread_stop(): returning
@@ -491,378 +365,25 @@ static int pidx_prefill_placed(struct pidx_storm *s)
 
 static int pidx_prepare(struct pidx_storm *s)
 {
-	const struct pidx_config *cfg = s->cfg;
-	u32 slice, ring_cap, i, n;
-	u64 rng = pidx_rand_seed(cfg->seed, 0xffff);
-	unsigned int cpu, wi = 0;
+	unsigned int wi, i;
 	const char *why;
 	int ret;
 
-	s->nworkers = cpumask_weight(&cfg->cpus);
-	ret = pidx_plan(cfg, s->nworkers, &slice, &ring_cap, &why);
+	ret = pidx_storm_setup(s, &why);
 	if (ret)
 		return ret;
-	s->batch = clamp(cfg->ops / 16, PIDX_BATCH_MIN, PIDX_BATCH_MAX);
-	s->workers = kcalloc(s->nworkers, sizeof(*s->workers), GFP_KERNEL);
-	s->worker_of = kcalloc(nr_cpu_ids, sizeof(*s->worker_of), GFP_KERNEL);
-	if (!s->workers || !s->worker_of)
-		return -ENOMEM;
-	s->nkeys = cfg->keys;
-	s->stable = cfg->keys - slice * s->nworkers;
-
-	for_each_cpu(cpu, &cfg->cpus) {
-		struct pidx_worker *w = &s->workers[wi];
-
-		w->storm = s;
-		w->cpu = cpu;
-		w->rng = pidx_rand_seed(cfg->seed, cpu);
-		w->ring_cap = ring_cap;
-		if (ring_cap) {
-			w->ring = kvmalloc_array(ring_cap, sizeof(u32), GFP_KERNEL);
-			if (!w->ring)
-				return -ENOMEM;
-		}
-		w->lat = kvmalloc_array(PIDX_LAT_MAX, sizeof(u32), GFP_KERNEL);
-		if (!w->lat)
-			return -ENOMEM;
-		s->worker_of[cpu] = wi++;
-	}
-
 	ret = pidx_prefill_placed(s);
 	if (ret)
 		return ret;
-	if (s->ops->nodes) {
-		s->ops->nodes(s->idx, s->mem_nodes);
-		s->mem_nodes_known = true;
-	}
-	pidx_order_init(s, &rng);
+	pidx_storm_deal(s);
 	for (wi = 0; wi < s->nworkers; wi++) {
 		struct pidx_worker *w = &s->workers[wi];
 
-		for (n = 0; n < slice; n++)
-			w->ring[n] = pidx_key_of(s, s->stable + wi * slice + n);
-		w->ring_len = slice;
-		pidx_pmu_open(&w->pmu, w->cpu, cfg->pmu);
+		pidx_pmu_open(&w->pmu, w->cpu, s->cfg->pmu);
 		for (i = 0; i < PIDX_PMU_NR; i++)
 			s->pmu_opened[i] += !!w->pmu.ev[i];
 	}
 	return 0;
-}
-
-static __printf(2, 3) void pidx_fail(struct pidx_result *res, const char *fmt, ...)
-{
-	va_list args;
-
-	if (res->verdict == PIDX_FAILED)
-		return;
-	res->verdict = PIDX_FAILED;
-	va_start(args, fmt);
-	vsnprintf(res->why, sizeof(res->why), fmt, args);
-	va_end(args);
-}
-
-/*
- * The oracle: the prefilled keys that nobody owned, plus whatever each CPU
- * still owns, must be exactly what the index holds; both by iteration and
- * by lookup.
- */
-static u32 pidx_check_contents(struct pidx_storm *s, struct pidx_result *res)
-{
-	u32 pid_max = s->cfg->pid_max;
-	unsigned long *expect;
-	u32 i, n, nexpect = 0, seen = 0;
-	int pid, prev = -1;
-
-	expect = bitmap_zalloc(pid_max, GFP_KERNEL);
-	if (!expect) {
-		pidx_fail(res, "no memory for the oracle");
-		return 0;
-	}
-	for (i = 0; i < s->stable; i++)
-		__set_bit(pidx_key_of(s, i), expect);
-	nexpect = s->stable;
-	for (i = 0; i < s->nworkers; i++) {
-		struct pidx_worker *w = &s->workers[i];
-
-		for (n = 0; n < w->ring_len; n++) {
-			u32 key = w->ring[(w->ring_head + n) % w->ring_cap];
-
-			if (__test_and_set_bit(key, expect))
-				pidx_fail(res, "PID %u handed out twice", key);
-			else
-				nexpect++;
-		}
-	}
-
-	rcu_read_lock();
-	for (pid = s->ops->find_ge(s->idx, 0); pid >= 0;
-	     pid = s->ops->find_ge(s->idx, pid + 1)) {
-		if (pid <= prev) {
-			pidx_fail(res, "find_ge returned %d after %d", pid, prev);
-			break;
-		}
-		if (pid >= pid_max || !test_bit(pid, expect))
-			pidx_fail(res, "PID %d present but should not be", pid);
-		prev = pid;
-		seen++;
-		if (!(seen & 0xfff)) {
-			rcu_read_unlock();
-			cond_resched();
-			rcu_read_lock();
-		}
-	}
-	rcu_read_unlock();
-	if (seen != nexpect)
-		pidx_fail(res, "find_ge walk saw %u PIDs, expected %u", seen, nexpect);
-
-	n = 0;
-	for_each_set_bit(i, expect, pid_max) {
-		bool hit;
-
-		rcu_read_lock();
-		hit = s->ops->lookup(s->idx, i);
-		rcu_read_unlock();
-		if (!hit)
-			pidx_fail(res, "PID %u expected but lookup misses it", i);
-		if (!(++n & 0xfff))
-			cond_resched();
-	}
-	bitmap_free(expect);
-	return seen;
-}
-
-static int pidx_cmp_u32(const void *a, const void *b)
-{
-	u32 x = *(const u32 *)a, y = *(const u32 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static u64 pidx_milli_div(u64 num, u64 den)
-{
-	return den ? div64_u64(num * 1000, den) : 0;
-}
-
-static void pidx_summarize_visits(struct pidx_storm *s, struct pidx_result *res)
-{
-	struct pidx_visit_sum sum = { 0 };
-	unsigned int i;
-
-	if (!res->trace_visits)
-		return;
-	for (i = 0; i < s->nworkers; i++) {
-		struct pidx_visit_sum *v = &s->workers[i].visits;
-
-		sum.ops += v->ops;
-		sum.nodes += v->nodes;
-		sum.lines += v->lines;
-		sum.nodes_max = max(sum.nodes_max, v->nodes_max);
-		sum.lines_max = max(sum.lines_max, v->lines_max);
-	}
-	res->visits_milli = pidx_milli_div(sum.nodes, sum.ops);
-	res->lines_milli = pidx_milli_div(sum.lines, sum.ops);
-	res->visits_max = sum.nodes_max;
-	res->lines_max = sum.lines_max;
-}
-
-/*
- * A counter is reported only when every storm CPU opened it and it ran for
- * part of the storm at least; a multiplexed one is scaled up by
- * enabled/running, as perf stat does.
- */
-static void pidx_summarize_pmu(struct pidx_storm *s, struct pidx_result *res)
-{
-	unsigned int i, c;
-	u64 total, ops = 0;
-
-	res->pmu_why = "";
-	if (s->cfg->pmu == PIDX_PMU_OFF) {
-		res->pmu_why = "pmu off";
-		return;
-	}
-	for (i = 0; i < s->nworkers; i++)
-		ops += s->workers[i].done;
-	for (c = 0; c < PIDX_PMU_NR; c++) {
-		if (s->pmu_opened[c] != s->nworkers)
-			continue;
-		total = 0;
-		for (i = 0; i < s->nworkers; i++) {
-			struct pidx_pmu_set *p = &s->workers[i].pmu;
-
-			if (!p->running[c])
-				break;
-			total += mul_u64_u64_div_u64(p->val[c], p->enabled[c],
-						     p->running[c]);
-		}
-		if (i < s->nworkers)
-			continue;
-		res->pmu_ok |= BIT(c);
-		res->pmu_milli[c] = pidx_milli_div(total, ops);
-	}
-	if (!res->pmu_ok)
-		res->pmu_why = s->pmu_opened[PIDX_PMU_CYCLES] ?
-			"counters never ran" : "no PMU: the kernel opened no hardware counter";
-}
-
-/* A round or batch past PIDX_ROUND_BOUND_MS fails the run, naming its figure. */
-static void pidx_check_bounds(struct pidx_storm *s, struct pidx_result *res)
-{
-	const u64 bound = (u64)PIDX_ROUND_BOUND_MS * NSEC_PER_MSEC;
-	const struct pidx_worker *wi = &s->workers[0], *wb = wi;
-	unsigned int i;
-
-	for (i = 1; i < s->nworkers; i++) {
-		if (s->workers[i].irqs_off_max_ns > wi->irqs_off_max_ns)
-			wi = &s->workers[i];
-		if (s->workers[i].batch_max_ns > wb->batch_max_ns)
-			wb = &s->workers[i];
-	}
-	if (s->cfg->mode != PIDX_MODE_IPI) {
-		res->round_max_ns = wb->batch_max_ns;
-		if (res->round_max_ns > bound)
-			pidx_fail(res, "CPU %u took %llu ms over one kthread batch (bound %u ms)",
-				  wb->cpu, div_u64(res->round_max_ns, NSEC_PER_MSEC),
-				  PIDX_ROUND_BOUND_MS);
-		return;
-	}
-	res->round_max_ns = s->round_max_ns;
-	res->irqs_off_max_ns = wi->irqs_off_max_ns;
-	if (res->irqs_off_max_ns > bound)
-		pidx_fail(res, "CPU %u kept interrupts off %llu ms in one ipi round (bound %u ms)",
-			  wi->cpu, div_u64(res->irqs_off_max_ns, NSEC_PER_MSEC),
-			  PIDX_ROUND_BOUND_MS);
-	else if (res->round_max_ns > bound)
-		pidx_fail(res, "one ipi round took %llu ms (bound %u ms)",
-			  div_u64(res->round_max_ns, NSEC_PER_MSEC), PIDX_ROUND_BOUND_MS);
-}
-
-static void pidx_summarize(struct pidx_storm *s, struct pidx_result *res)
-{
-	u64 ops = 0, timed = 0, ns = 0, mops = 0, nsop;
-	u64 min = U64_MAX, max = 0;
-	u32 *all, nall = 0, i;
-
-	for (i = 0; i < s->nworkers; i++) {
-		struct pidx_worker *w = &s->workers[i];
-
-		ops += w->done;
-		timed += w->timed_ops;
-		ns += w->ns;
-		res->fails += w->fails;
-		res->errors += w->errors;
-		if (w->errors)
-			pidx_fail(res, "CPU %u: %s (key %u)", w->cpu, w->bad_why,
-				  w->bad_key);
-		if (!w->timed_ops)
-			continue;
-		nsop = pidx_milli_div(w->ns, w->timed_ops);
-		min = min(min, nsop);
-		max = max(max, nsop);
-		/* ops per ns x 1e3 = Mops/s; x 1e3 again for three decimals */
-		if (w->ns)
-			mops += div64_u64(w->timed_ops * 1000000ULL, w->ns);
-		nall += w->nlat;
-	}
-	res->total_ops = ops;
-	pidx_check_bounds(s, res);
-	pidx_summarize_visits(s, res);
-	pidx_summarize_pmu(s, res);
-	res->nsop_milli = pidx_milli_div(ns, timed);
-	res->mops_milli = mops;
-	res->cpu_nsop_min_milli = min == U64_MAX ? 0 : min;
-	res->cpu_nsop_max_milli = max;
-
-	all = nall ? kvmalloc_array(nall, sizeof(u32), GFP_KERNEL) : NULL;
-	if (all) {
-		nall = 0;
-		for (i = 0; i < s->nworkers; i++) {
-			memcpy(all + nall, s->workers[i].lat,
-			       s->workers[i].nlat * sizeof(u32));
-			nall += s->workers[i].nlat;
-		}
-		sort(all, nall, sizeof(u32), pidx_cmp_u32, NULL);
-		res->p50_ns = all[(u64)nall * 50 / 100];
-		res->p90_ns = all[(u64)nall * 90 / 100];
-		res->p99_ns = all[(u64)nall * 99 / 100];
-		res->max_ns = all[nall - 1];
-		kvfree(all);
-	}
-}
-
-/* Cost of the two clock reads that bracket a sampled operation. */
-static u64 pidx_clock_cost_milli(void)
-{
-	u64 t0, t1, best = U64_MAX;
-	unsigned int i, j;
-
-	for (i = 0; i < 16; i++) {
-		t0 = ktime_get_ns();
-		for (j = 0; j < 64; j++)
-			ktime_get_ns();
-		t1 = ktime_get_ns();
-		/* 64 reads, i.e. 32 pairs; the best of 16 tries */
-		best = min(best, pidx_milli_div(t1 - t0, 32));
-	}
-	return best;
-}
-
-/* "cpu:node" for each storm CPU, ';'-separated (no commas: CSV) */
-static void pidx_fill_cpu_nodes(struct pidx_result *res,
-				const struct pidx_config *cfg)
-{
-	size_t len = 0, size = sizeof(res->cpu_nodes);
-	unsigned int cpu;
-
-	for_each_cpu(cpu, &cfg->cpus) {
-		len += scnprintf(res->cpu_nodes + len, size - len, "%s%u:%d",
-				 len ? ";" : "", cpu, cpu_to_node(cpu));
-		if (len >= size - 1)
-			break;
-	}
-}
-
-static void pidx_fill_mem_nodes(struct pidx_result *res, struct pidx_storm *s)
-{
-	size_t len = 0, size = sizeof(res->mem_nodes);
-	unsigned int n;
-
-	if (!s->mem_nodes_known) {
-		strscpy(res->mem_nodes, "n/a", size);
-		return;
-	}
-	for (n = 0; n < PIDX_NODES_MAX; n++)
-		if (s->mem_nodes[n])
-			len += scnprintf(res->mem_nodes + len, size - len, "%s%u:%llu",
-					 len ? ";" : "", n, s->mem_nodes[n]);
-	if (!len)
-		strscpy(res->mem_nodes, "none", size);
-}
-
-static void pidx_fill_config(struct pidx_result *res, const struct pidx_config *cfg,
-			     unsigned int ncpus)
-{
-	int len;
-	char *c;
-
-	res->workload = cfg->workload;
-	res->mode = cfg->mode;
-	memcpy(res->mix, cfg->mix, sizeof(res->mix));
-	len = scnprintf(res->cpus, sizeof(res->cpus), "%*pbl",
-			cpumask_pr_args(&cfg->cpus));
-	/* commas would split the CSV field */
-	for (c = res->cpus; c < res->cpus + len; c++)
-		if (*c == ',')
-			*c = ';';
-	res->ncpus = ncpus;
-	res->keys = cfg->keys;
-	res->ops = cfg->ops;
-	res->pid_max = cfg->pid_max;
-	res->seed = cfg->seed;
-	res->trace_visits = cfg->trace_visits;
-	res->pmu = cfg->pmu;
-	res->numa_node = cfg->node;
-	res->numa_note = pidx_node_note;
-	pidx_fill_cpu_nodes(res, cfg);
 }
 
 static void pidx_add_result(struct pidx_result *res)
@@ -909,29 +430,18 @@ static int pidx_storm_one(const struct pidx_ops *ops, const struct pidx_config *
 	};
 	long nomem_start = atomic_long_read(&pidx_nomem_count), nomem_filled;
 	struct pidx_result *res;
-	struct pidx_params params;
 	long mem_before = atomic_long_read(&pidx_mem.bytes);
-	u32 present = 0;
 	u64 t0 = 0, t1 = 0;
 	int ret;
 
 	res = kzalloc(sizeof(*res), GFP_KERNEL);
 	if (!res)
 		return -ENOMEM;
-	res->run = pidx_run_no;
-	res->repeat = repeat;
-	res->index = ops->name;
-	res->verdict = ops->no_contents ? PIDX_NOT_CHECKED : PIDX_VERIFIED;
-	pidx_fill_config(res, cfg, cpumask_weight(&cfg->cpus));
-	res->clock_milli = pidx_clock_cost_milli();
-
-	pidx_fill_params(cfg, &params);
-	s.idx = ops->create(&params);
-	if (IS_ERR(s.idx)) {
-		ret = PTR_ERR(s.idx);
-		s.idx = NULL;
+	pidx_result_init(res, ops, cfg, pidx_run_no, repeat);
+	res->numa_note = pidx_node_note;
+	ret = pidx_storm_create(&s);
+	if (ret)
 		goto out;
-	}
 	ret = pidx_prepare(&s);
 	if (ret)
 		goto out;
@@ -976,20 +486,7 @@ static int pidx_storm_one(const struct pidx_ops *ops, const struct pidx_config *
 	if (ret)
 		goto out;
 	res->elapsed_ns = t1 - t0;
-	pidx_summarize(&s, res);
-	pidx_fill_mem_nodes(res, &s);
-
-	if (!ops->no_contents) {
-		unsigned int bad = ops->verify(s.idx);
-
-		if (bad)
-			pidx_fail(res, "verify found %u violations (see dmesg)", bad);
-		present = pidx_check_contents(&s, res);
-	}
-	res->mem_bytes = ops->mem_bytes(s.idx);
-	res->bytes_per_key_milli = pidx_milli_div(res->mem_bytes, present);
-	if (ops->describe)
-		ops->describe(s.idx, res->extra, sizeof(res->extra));
+	pidx_storm_check(&s, res, "dmesg");
 	if (*res->numa_note) {
 		size_t len = strlen(res->extra);
 
@@ -1000,12 +497,8 @@ static int pidx_storm_one(const struct pidx_ops *ops, const struct pidx_config *
 		pidx_label_faults(res, nomem_filled - nomem_start,
 				  atomic_long_read(&pidx_nomem_count) - nomem_filled);
 out:
-	if (s.idx)
-		ops->destroy(s.idx);
-	pidx_free_storm(&s);
-	if (!ret && atomic_long_read(&pidx_mem.bytes) != mem_before)
-		pidx_fail(res, "index leaked %ld bytes",
-			  atomic_long_read(&pidx_mem.bytes) - mem_before);
+	pidx_pmu_close_all(&s);
+	pidx_storm_end(&s, res, mem_before, ret);
 	if (ret) {
 		pr_err("pidx: %s: storm failed: %d\n", ops->name, ret);
 		kfree(res);
@@ -1219,7 +712,6 @@ void pidx_log_printf(struct pidx_log *log, const char *fmt, ...)
 
 static int __init pidx_init(void)
 {
-	unsigned int i;
 	int ret, old_mark;
 
 	pidx_cfg.workload = PIDX_WL_LOOKUP;
@@ -1237,9 +729,7 @@ static int __init pidx_init(void)
 	pidx_cfg.fork_window = 64;
 	pidx_cfg.sl_p = 4;
 	pidx_cfg.node = NUMA_NO_NODE;
-	for (i = 0; i < pidx_nr_indexes; i++)
-		if (!pidx_index_table[i]->no_contents)
-			pidx_cfg.indexes |= BIT(i);
+	pidx_cfg.indexes = pidx_indexes_all();
 
 	/* fault_inject=8 at insmod: init's own allocations may fail */
 	old_mark = pidx_fault_mark(pidx_fault_inject & PIDX_FAULT_LOAD);

@@ -14,7 +14,7 @@
 #include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
-#include "pidx_engine.h"
+#include "pidx_storm.h"
 
 /* a cpulist of every CPU of a large machine fits; anything longer is junk */
 #define PIDX_WRITE_MAX	512
@@ -50,23 +50,17 @@ static int pidx_parse_u32(const char *val, u32 min, u32 max, u32 *out)
 static int parse_indexes(struct pidx_config *cfg, char *val)
 {
 	unsigned long mask = 0;
-	unsigned int i;
 	char *name;
+	int i;
 
 	if (!strcmp(val, "all")) {
-		for (i = 0; i < pidx_nr_indexes; i++)
-			if (!pidx_index_table[i]->no_contents)
-				mask |= BIT(i);
-		cfg->indexes = mask;
+		cfg->indexes = pidx_indexes_all();
 		return 0;
 	}
 	while ((name = strsep(&val, ",")) != NULL) {
-		name = strim(name);
-		for (i = 0; i < pidx_nr_indexes; i++)
-			if (!strcmp(name, pidx_index_table[i]->name))
-				break;
-		if (i == pidx_nr_indexes)
-			return -EINVAL;
+		i = pidx_index_by_name(strim(name));
+		if (i < 0)
+			return i;
 		mask |= BIT(i);
 	}
 	cfg->indexes = mask;
@@ -240,16 +234,6 @@ static int parse_node(struct pidx_config *cfg, char *val)
 		cfg->node = v;
 	}
 	return 0;
-}
-
-static void pidx_node_name(char *buf, size_t len, int node)
-{
-	if (node == NUMA_NO_NODE)
-		strscpy(buf, "any", len);
-	else if (node == PIDX_NODE_INTERLEAVE)
-		strscpy(buf, "interleave", len);
-	else
-		snprintf(buf, len, "%d", node);
 }
 
 static void show_node(struct seq_file *m, const struct pidx_config *cfg)
@@ -515,23 +499,6 @@ static const struct file_operations pidx_testcase_fops = {
 	.write		= pidx_testcase_write,
 	.llseek		= seq_lseek,
 	.release	= single_release,
-};
-
-/* Values kept x1000 are printed with three decimals, as refscale does. */
-struct pidx_milli {
-	char s[24];
-};
-
-static const char *pidx_milli(struct pidx_milli *b, u64 v)
-{
-	snprintf(b->s, sizeof(b->s), "%llu.%03llu", v / 1000, v % 1000);
-	return b->s;
-}
-
-static const char *const pidx_verdict_names[] = {
-	[PIDX_VERIFIED]		= "yes",
-	[PIDX_FAILED]		= "FAILED",
-	[PIDX_NOT_CHECKED]	= "n/a",
 };
 
 static void pidx_show_hypervisor(struct seq_file *m)
@@ -801,45 +768,22 @@ static void pidx_csv_stop(struct seq_file *m, void *v)
 
 static int pidx_csv_show(struct seq_file *m, void *v)
 {
-	const struct pidx_result *r;
-	struct pidx_milli b[6];
-	char node[16];
+	/* substrate: user/pidx-user writes "user" rows */
+	static const struct pidx_csv_sub kernel = {
+		.substrate = "kernel",
+		.extra = "",
+		.bounds = true,
+	};
+	/* one reader at a time: pidx_csv_start() holds pidx_results_lock */
+	static char row[PIDX_CSV_ROW_MAX];
 
 	if (v == &pidx_results) {
-		seq_puts(m, "run,index,workload,mode,mix,cpus,ncpus,keys,ops,pid_max,seed,repeat,total_ops,fails,errors,elapsed_ns,ns_per_op,mops,cpu_nsop_min,cpu_nsop_max,p50_ns,p90_ns,p99_ns,max_ns,clock_ns,mem_bytes,bytes_per_key,verified,extra,trace_visits,visits_per_op,visits_max,lines_per_op,lines_max,pmu,cycles_per_op,instructions_per_op,cache_refs_per_op,cache_misses_per_op,llc_load_misses_per_op,node,cpu_nodes,mem_nodes,round_max_ns,irqs_off_max_ns,substrate\n");
+		seq_puts(m, PIDX_CSV_HEADER);
 		return 0;
 	}
-	r = list_entry(v, struct pidx_result, node);
-	seq_printf(m, "%u,%s,%s,%s,%u/%u/%u,%s,%u,%u,%u,%u,%llu,%u,%llu,%llu,%llu,%llu,",
-		   r->run, r->index, pidx_workload_names[r->workload],
-		   pidx_mode_names[r->mode], r->mix[0], r->mix[1], r->mix[2],
-		   r->cpus, r->ncpus, r->keys, r->ops, r->pid_max, r->seed,
-		   r->repeat, r->total_ops, r->fails, r->errors, r->elapsed_ns);
-	seq_printf(m, "%s,%s,%s,%s,%llu,%llu,%llu,%llu,%s,%llu,%s,%s,%s,",
-		   pidx_milli(&b[0], r->nsop_milli), pidx_milli(&b[1], r->mops_milli),
-		   pidx_milli(&b[2], r->cpu_nsop_min_milli),
-		   pidx_milli(&b[3], r->cpu_nsop_max_milli),
-		   r->p50_ns, r->p90_ns, r->p99_ns, r->max_ns,
-		   pidx_milli(&b[4], r->clock_milli), r->mem_bytes,
-		   pidx_milli(&b[5], r->bytes_per_key_milli),
-		   pidx_verdict_names[r->verdict], r->extra);
-	if (r->trace_visits)
-		seq_printf(m, "1,%s,%u,%s,%u,", pidx_milli(&b[0], r->visits_milli),
-			   r->visits_max, pidx_milli(&b[1], r->lines_milli),
-			   r->lines_max);
-	else
-		seq_puts(m, "0,n/a,n/a,n/a,n/a,");
-	seq_puts(m, pidx_pmu_mode_names[r->pmu]);
-	pidx_show_pmu(m, r, ',');
-	pidx_node_name(node, sizeof(node), r->numa_node);
-	seq_printf(m, ",%s,%s,%s,%llu,", node, r->cpu_nodes, r->mem_nodes,
-		   r->round_max_ns);
-	if (r->mode == PIDX_MODE_IPI)
-		seq_printf(m, "%llu,", r->irqs_off_max_ns);
-	else
-		seq_puts(m, "n/a,");
-	/* substrate: user/pidx-user writes "user" rows */
-	seq_puts(m, "kernel\n");
+	pidx_csv_row(row, sizeof(row), list_entry(v, struct pidx_result, node),
+		     &kernel);
+	seq_puts(m, row);
 	return 0;
 }
 

@@ -45,13 +45,9 @@ enum pidx_pmu_counter {
 	PIDX_PMU_NR
 };
 
-extern const char *const pidx_pmu_mode_names[PIDX_NR_PMU_MODES];
 extern const char *const pidx_pmu_counter_names[PIDX_PMU_NR];
 
 enum pidx_mix_op { PIDX_MIX_LOOKUP, PIDX_MIX_INSERT, PIDX_MIX_DELETE, PIDX_NR_MIX };
-
-extern const char *const pidx_workload_names[PIDX_NR_WORKLOADS];
-extern const char *const pidx_mode_names[PIDX_NR_MODES];
 
 /* Upper bounds of the settings, also used by the validation of writes. */
 #define PIDX_OPS_MAX		10000000U
@@ -106,7 +102,7 @@ extern struct mutex pidx_cfg_lock;
 /* Held for the whole of a run, selftest or reset: one at a time. */
 extern struct mutex pidx_run_lock;
 
-enum pidx_verdict { PIDX_VERIFIED, PIDX_FAILED, PIDX_NOT_CHECKED };
+enum pidx_verdict { PIDX_VERIFIED, PIDX_FAILED, PIDX_NOT_CHECKED, PIDX_NR_VERDICTS };
 
 struct pidx_result {
 	struct list_head node;

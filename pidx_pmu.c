@@ -16,12 +16,6 @@
 #include <linux/perf_event.h>
 #include "pidx_engine.h"
 
-const char *const pidx_pmu_mode_names[PIDX_NR_PMU_MODES] = {
-	[PIDX_PMU_AUTO]	= "auto",
-	[PIDX_PMU_OFF]	= "off",
-	[PIDX_PMU_SW]	= "sw",
-};
-
 const char *const pidx_pmu_counter_names[PIDX_PMU_NR] = {
 	[PIDX_PMU_CYCLES]		= "cycles",
 	[PIDX_PMU_INSTRUCTIONS]		= "instructions",

@@ -26,8 +26,8 @@
 #include <linux/smp.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
-#include "pidx_engine.h"
 #include "pidx_compat.h"
+#include "pidx_registry.h"
 
 struct pidx_st {
 	const struct pidx_ops *ops;
@@ -1933,15 +1933,13 @@ int pidx_selftest(bool races_only)
 {
 	enum pidx_last_cmd cmd = races_only ? PIDX_CMD_RACETEST : PIDX_CMD_SELFTEST;
 	unsigned int i, checks, failed = 0, total = 0;
-	unsigned long indexes = 0;
+	unsigned long indexes;
 
 	if (!mutex_trylock(&pidx_run_lock))
 		return -EBUSY;
 	mutex_lock(&pidx_cfg_lock);
 	/* the indexes selected for runs, but for one without contents (null) */
-	for (i = 0; i < pidx_nr_indexes; i++)
-		if (!pidx_index_table[i]->no_contents)
-			indexes |= pidx_cfg.indexes & BIT(i);
+	indexes = pidx_cfg.indexes & pidx_indexes_all();
 	if (!indexes) {
 		pidx_last_cmd = cmd;
 		pidx_last_rc = -EINVAL;

@@ -78,6 +78,7 @@ struct pidx_storm {
 	 */
 	u32 nkeys;
 	u32 stable;
+	u32 slice;			/* keys each CPU owns at the start */
 	u32 perm_mul;
 	u32 perm_add;
 	u32 perm_inv;			/* perm_mul's inverse modulo nkeys */

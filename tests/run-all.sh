@@ -332,8 +332,8 @@ user_tests() {
 	mkdir -p "$u"
 	c="0"
 	[ "$(nproc)" -ge 2 ] && c="0 0-1"
-	# every index of the module's table, null included (--indexes auto)
-	nidx=$(grep -c '^	&pidx_[a-z_]*_ops,$' "$SRC/pidx_core.c")
+	# every index of the registry's table, null included (--indexes auto)
+	nidx=$(grep -c '^	&pidx_[a-z_]*_ops,$' "$SRC/pidx_registry.c")
 	for w in lookup insert delete mixed mixed:50/25/25 fork iterate; do
 		wl=${w%%:*} mix=
 		[ "$wl" != "$w" ] && mix=${w#*:}

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pidx-user: the module's storms, natively.  The index files, the kernel's
- * lib/idr.c, radix-tree.c, xarray.c, maple_tree.c and rbtree.c, and the
- * storm operations (pidx_workload.c) are the very files Kbuild builds, on
- * the compat layer in compat/.  This file is what pidx_core.c and
- * pidx_debugfs.c are to the module: settings, one thread pinned per listed
- * CPU behind a start barrier (as the module's kthread mode: warm-up, a
- * spinning gate, batches timed with two clock reads, one batch in eight
- * timed op by op, a cool-down that keeps every CPU busy), repeats
- * interleaved across indexes, the oracle and ops->verify() after every
- * storm, and results.csv rows in the module's format with substrate=user.
+ * lib/idr.c, radix-tree.c, xarray.c, maple_tree.c and rbtree.c, the
+ * registry of indexes (pidx_registry.c), the storm operations
+ * (pidx_workload.c) and the setup, prefill, checks and summaries of a storm
+ * (pidx_storm.c) are the very files Kbuild builds, on the compat layer in
+ * compat/.  This file is what pidx_core.c and pidx_debugfs.c are to the
+ * module: settings, one thread pinned per listed CPU behind a start barrier
+ * (as the module's kthread mode: warm-up, a spinning gate, batches timed
+ * with two clock reads, one batch in eight timed op by op, a cool-down that
+ * keeps every CPU busy), repeats interleaved across indexes, and
+ * results.csv rows with substrate=user.
  *
  * With --cachegrind every storm also runs twice under valgrind's cachegrind
  * (ops/2 and ops operations per CPU, storms only: the process ends with the
@@ -41,26 +42,11 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
-#include "pidx_workload.h"
+#include "pidx_storm.h"
 #include "compat/kcompat.h"
 
 #define PROG "pidx-user"
 
-/* The module's table (pidx_core.c), in the same order. */
-const struct pidx_ops *const pidx_index_table[] = {
-	&pidx_idr_ops,
-	&pidx_skiplist_ops,
-	&pidx_rbskip_ops,
-	&pidx_hash_ops,
-	&pidx_ccskip_ops,
-	&pidx_lazyskip_ops,
-	&pidx_lfradix_ops,
-	&pidx_lfradix_pc_ops,
-	&pidx_maple_ops,
-	&pidx_null_ops,
-};
-
-const unsigned int pidx_nr_indexes = ARRAY_SIZE(pidx_index_table);
 struct pidx_mem_account pidx_mem;
 
 /*
@@ -83,20 +69,11 @@ void __pidx_race_delay(void)
 {
 }
 
-static const char *const wl_names[PIDX_NR_WORKLOADS] = {
-	[PIDX_WL_LOOKUP]	= "lookup",
-	[PIDX_WL_INSERT]	= "insert",
-	[PIDX_WL_DELETE]	= "delete",
-	[PIDX_WL_MIXED]		= "mixed",
-	[PIDX_WL_FORK]		= "fork",
-	[PIDX_WL_ITERATE]	= "iterate",
-};
-
-static const char *const verdict_names[] = {
-	[PIDX_VERIFIED]		= "yes",
-	[PIDX_FAILED]		= "FAILED",
-	[PIDX_NOT_CHECKED]	= "n/a",
-};
+/* One node here (compat/): the prefill stays on the first storm CPU. */
+bool pidx_prefill_move(int node)
+{
+	return false;
+}
 
 /* cachegrind's events, as its output file names them */
 enum { CG_IR, CG_DR, CG_DW, CG_D1MR, CG_D1MW, CG_DLMR, CG_DLMW, CG_BC, CG_BCM,
@@ -136,11 +113,6 @@ static void die(int code, const char *fmt, ...)
 	va_end(args);
 	fputc('\n', stderr);
 	exit(code);
-}
-
-static u64 milli_div(u64 num, u64 den)
-{
-	return den ? num * 1000 / den : 0;
 }
 
 static const char *milli(char *buf, u64 v)
@@ -192,31 +164,22 @@ static u32 parse_u32_opt(const char *name, const char *s, u64 lo, u64 hi)
 	return v;
 }
 
-static int index_by_name(const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < pidx_nr_indexes; i++)
-		if (!strcmp(pidx_index_table[i]->name, name))
-			return i;
-	return -1;
-}
-
 static void parse_indexes(struct pidx_config *cfg, const char *list)
 {
 	char *copy = strdup(list), *tok, *save = NULL;
-	unsigned int i;
 	int ix;
 
 	cfg->indexes = 0;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(tok, "all") || !strcmp(tok, "auto")) {
-			for (i = 0; i < pidx_nr_indexes; i++)
-				if (!pidx_index_table[i]->no_contents || !strcmp(tok, "auto"))
-					cfg->indexes |= BIT(i);
+		if (!strcmp(tok, "all")) {
+			cfg->indexes |= pidx_indexes_all();
 			continue;
 		}
-		ix = index_by_name(tok);
+		if (!strcmp(tok, "auto")) {
+			cfg->indexes |= GENMASK(pidx_nr_indexes - 1, 0);
+			continue;
+		}
+		ix = pidx_index_by_name(tok);
 		if (ix < 0)
 			die(2, "unknown index '%s' (see --list)", tok);
 		cfg->indexes |= BIT(ix);
@@ -275,30 +238,6 @@ static void parse_cpus(struct pidx_config *cfg, const char *s)
 	}
 	if (cpumask_empty(&cfg->cpus))
 		die(2, "--cpus selects no CPU");
-}
-
-/* the module's "%*pbl" with ';' for ',' */
-static void cpulist(char *buf, size_t len, const struct cpumask *m)
-{
-	unsigned int cpu, start = 0, prev = 0;
-	size_t n = 0;
-	bool open = false;
-
-	buf[0] = 0;
-	for_each_cpu(cpu, m) {
-		if (open && cpu == prev + 1) {
-			prev = cpu;
-			continue;
-		}
-		if (open)
-			n += snprintf(buf + n, len - n, start == prev ? "%s%u" : "%s%u-%u",
-				      n ? ";" : "", start, prev);
-		start = prev = cpu;
-		open = true;
-	}
-	if (open)
-		snprintf(buf + n, len - n, start == prev ? "%s%u" : "%s%u-%u",
-			 n ? ";" : "", start, prev);
 }
 
 static void usage(void)
@@ -369,9 +308,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	cfg->sl_p = 4;
 	cfg->node = NUMA_NO_NODE;
 	cfg->pmu = PIDX_PMU_OFF;
-	for (i = 0; i < pidx_nr_indexes; i++)
-		if (!pidx_index_table[i]->no_contents)
-			cfg->indexes |= BIT(i);
+	cfg->indexes = pidx_indexes_all();
 
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
@@ -380,7 +317,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 			break;
 		case O_WORKLOAD:
 			for (i = 0; i < PIDX_NR_WORKLOADS; i++)
-				if (!strcmp(optarg, wl_names[i]))
+				if (!strcmp(optarg, pidx_workload_names[i]))
 					break;
 			if (i == PIDX_NR_WORKLOADS)
 				die(2, "unknown workload '%s'", optarg);
@@ -519,277 +456,26 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static void fail(struct pidx_result *res, const char *fmt, ...) __printf(2, 3);
-static void fail(struct pidx_result *res, const char *fmt, ...)
-{
-	va_list args;
-
-	if (res->verdict == PIDX_FAILED)
-		return;
-	res->verdict = PIDX_FAILED;
-	va_start(args, fmt);
-	vsnprintf(res->why, sizeof(res->why), fmt, args);
-	va_end(args);
-}
-
-/* pidx_prepare() of pidx_core.c, the prefill on the first storm CPU */
+/*
+ * pidx_prepare() of pidx_core.c, the prefill on this thread, which stands
+ * for the first storm CPU.
+ */
 static int prepare(struct pidx_storm *s, const char **why)
 {
 	const struct pidx_config *cfg = s->cfg;
-	u32 slice, ring_cap, i, n;
-	u64 rng = pidx_rand_seed(cfg->seed, 0xffff);
-	unsigned int cpu, wi = 0;
-	int ret, pid;
+	int ret;
 
-	s->nworkers = cpumask_weight(&cfg->cpus);
-	ret = pidx_plan(cfg, s->nworkers, &slice, &ring_cap, why);
+	ret = pidx_storm_setup(s, why);
 	if (ret)
 		return ret;
-	s->batch = clamp(cfg->ops / 16, PIDX_BATCH_MIN, PIDX_BATCH_MAX);
-	s->workers = aligned_alloc(64, ALIGN(s->nworkers * sizeof(*s->workers), 64));
-	s->worker_of = calloc(nr_cpu_ids, sizeof(*s->worker_of));
-	if (!s->workers || !s->worker_of)
-		return -ENOMEM;
-	memset(s->workers, 0, s->nworkers * sizeof(*s->workers));
-	s->nkeys = cfg->keys;
-	s->stable = cfg->keys - slice * s->nworkers;
-
-	for_each_cpu(cpu, &cfg->cpus) {
-		struct pidx_worker *w = &s->workers[wi];
-
-		w->storm = s;
-		w->cpu = cpu;
-		w->rng = pidx_rand_seed(cfg->seed, cpu);
-		w->ring_cap = ring_cap;
-		if (ring_cap) {
-			w->ring = calloc(ring_cap, sizeof(u32));
-			if (!w->ring)
-				return -ENOMEM;
-		}
-		w->lat = calloc(PIDX_LAT_MAX, sizeof(u32));
-		if (!w->lat)
-			return -ENOMEM;
-		s->worker_of[cpu] = wi++;
-	}
-
 	/* memory the storm will take is mapped now, not during the storm */
 	kc_arena_prefault(((size_t)cfg->keys + (size_t)cfg->ops * s->nworkers) * 256 +
 			  (32UL << 20));
-	for (i = 0; i < cfg->keys; i++) {
-		pid = s->ops->alloc(s->idx, GFP_KERNEL);
-		if (pid < 0)
-			return pid;
-		if (!s->ops->no_contents && pid != (int)i + 1) {
-			fprintf(stderr, PROG ": %s: prefill alloc #%u returned %d, expected %u\n",
-				s->ops->name, i, pid, i + 1);
-			return -EUCLEAN;
-		}
-	}
-	if (s->ops->nodes) {
-		s->ops->nodes(s->idx, s->mem_nodes);
-		s->mem_nodes_known = true;
-	}
-	pidx_order_init(s, &rng);
-	for (wi = 0; wi < s->nworkers; wi++) {
-		struct pidx_worker *w = &s->workers[wi];
-
-		for (n = 0; n < slice; n++)
-			w->ring[n] = pidx_key_of(s, s->stable + wi * slice + n);
-		w->ring_len = slice;
-	}
+	ret = pidx_prefill(s);
+	if (ret)
+		return ret;
+	pidx_storm_deal(s);
 	return 0;
-}
-
-static void free_storm(struct pidx_storm *s)
-{
-	unsigned int i;
-
-	if (s->workers) {
-		for (i = 0; i < s->nworkers; i++) {
-			free(s->workers[i].ring);
-			free(s->workers[i].lat);
-		}
-	}
-	free(s->workers);
-	free(s->worker_of);
-}
-
-/* The oracle of pidx_check_contents(): by iteration and by lookup. */
-static u32 check_contents(struct pidx_storm *s, struct pidx_result *res)
-{
-	u32 pid_max = s->cfg->pid_max;
-	unsigned long *expect;
-	u32 i, n, nexpect = 0, seen = 0;
-	int pid, prev = -1;
-
-	expect = bitmap_zalloc(pid_max, GFP_KERNEL);
-	if (!expect) {
-		fail(res, "no memory for the oracle");
-		return 0;
-	}
-	for (i = 0; i < s->stable; i++)
-		__set_bit(pidx_key_of(s, i), expect);
-	nexpect = s->stable;
-	for (i = 0; i < s->nworkers; i++) {
-		struct pidx_worker *w = &s->workers[i];
-
-		for (n = 0; n < w->ring_len; n++) {
-			u32 key = w->ring[(w->ring_head + n) % w->ring_cap];
-
-			if (__test_and_set_bit(key, expect))
-				fail(res, "PID %u handed out twice", key);
-			else
-				nexpect++;
-		}
-	}
-
-	rcu_read_lock();
-	for (pid = s->ops->find_ge(s->idx, 0); pid >= 0;
-	     pid = s->ops->find_ge(s->idx, pid + 1)) {
-		if (pid <= prev) {
-			fail(res, "find_ge returned %d after %d", pid, prev);
-			break;
-		}
-		if ((u32)pid >= pid_max || !test_bit(pid, expect))
-			fail(res, "PID %d present but should not be", pid);
-		prev = pid;
-		seen++;
-	}
-	rcu_read_unlock();
-	if (seen != nexpect)
-		fail(res, "find_ge walk saw %u PIDs, expected %u", seen, nexpect);
-
-	for_each_set_bit(i, expect, pid_max) {
-		bool hit;
-
-		rcu_read_lock();
-		hit = s->ops->lookup(s->idx, i);
-		rcu_read_unlock();
-		if (!hit)
-			fail(res, "PID %u expected but lookup misses it", i);
-	}
-	bitmap_free(expect);
-	return seen;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	u32 x = *(const u32 *)a, y = *(const u32 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* pidx_summarize() without the kernel's CPU counters */
-static void summarize(struct pidx_storm *s, struct pidx_result *res)
-{
-	u64 ops = 0, timed = 0, ns = 0, mops = 0, nsop, lo = U64_MAX, hi = 0;
-	struct pidx_visit_sum sum = { 0 };
-	u32 *all, nall = 0, i;
-
-	for (i = 0; i < s->nworkers; i++) {
-		struct pidx_worker *w = &s->workers[i];
-
-		ops += w->done;
-		timed += w->timed_ops;
-		ns += w->ns;
-		res->fails += w->fails;
-		res->errors += w->errors;
-		if (w->errors)
-			fail(res, "CPU %u: %s (key %u)", w->cpu, w->bad_why, w->bad_key);
-		sum.ops += w->visits.ops;
-		sum.nodes += w->visits.nodes;
-		sum.lines += w->visits.lines;
-		sum.nodes_max = max(sum.nodes_max, w->visits.nodes_max);
-		sum.lines_max = max(sum.lines_max, w->visits.lines_max);
-		if (!w->timed_ops)
-			continue;
-		nsop = milli_div(w->ns, w->timed_ops);
-		lo = min(lo, nsop);
-		hi = max(hi, nsop);
-		if (w->ns)
-			mops += w->timed_ops * 1000000ULL / w->ns;
-		nall += w->nlat;
-	}
-	res->total_ops = ops;
-	res->nsop_milli = milli_div(ns, timed);
-	res->mops_milli = mops;
-	res->cpu_nsop_min_milli = lo == U64_MAX ? 0 : lo;
-	res->cpu_nsop_max_milli = hi;
-	if (res->trace_visits) {
-		res->visits_milli = milli_div(sum.nodes, sum.ops);
-		res->lines_milli = milli_div(sum.lines, sum.ops);
-		res->visits_max = sum.nodes_max;
-		res->lines_max = sum.lines_max;
-	}
-	all = nall ? malloc(nall * sizeof(u32)) : NULL;
-	if (all) {
-		nall = 0;
-		for (i = 0; i < s->nworkers; i++) {
-			memcpy(all + nall, s->workers[i].lat, s->workers[i].nlat * sizeof(u32));
-			nall += s->workers[i].nlat;
-		}
-		qsort(all, nall, sizeof(u32), cmp_u32);
-		res->p50_ns = all[(u64)nall * 50 / 100];
-		res->p90_ns = all[(u64)nall * 90 / 100];
-		res->p99_ns = all[(u64)nall * 99 / 100];
-		res->max_ns = all[nall - 1];
-		free(all);
-	}
-}
-
-/* the cost of one clock-read pair, best of 16 tries of 32 pairs */
-static u64 clock_cost_milli(void)
-{
-	u64 t0, t1, best = U64_MAX;
-	unsigned int i, j;
-
-	for (i = 0; i < 16; i++) {
-		t0 = ktime_get_ns();
-		for (j = 0; j < 64; j++)
-			ktime_get_ns();
-		t1 = ktime_get_ns();
-		best = min(best, milli_div(t1 - t0, 32));
-	}
-	return best;
-}
-
-static void fill_config(struct pidx_result *res, const struct pidx_config *cfg)
-{
-	unsigned int cpu;
-	size_t len = 0;
-
-	res->workload = cfg->workload;
-	res->mode = cfg->mode;
-	memcpy(res->mix, cfg->mix, sizeof(res->mix));
-	cpulist(res->cpus, sizeof(res->cpus), &cfg->cpus);
-	res->ncpus = cpumask_weight(&cfg->cpus);
-	res->keys = cfg->keys;
-	res->ops = cfg->ops;
-	res->pid_max = cfg->pid_max;
-	res->seed = cfg->seed;
-	res->trace_visits = cfg->trace_visits;
-	res->pmu = cfg->pmu;
-	res->numa_node = cfg->node;
-	for_each_cpu(cpu, &cfg->cpus)
-		len += snprintf(res->cpu_nodes + len, sizeof(res->cpu_nodes) - len,
-				"%s%u:0", len ? ";" : "", cpu);
-}
-
-static void fill_mem_nodes(struct pidx_result *res, struct pidx_storm *s)
-{
-	size_t len = 0;
-	unsigned int n;
-
-	if (!s->mem_nodes_known) {
-		strcpy(res->mem_nodes, "n/a");
-		return;
-	}
-	for (n = 0; n < PIDX_NODES_MAX; n++)
-		if (s->mem_nodes[n])
-			len += snprintf(res->mem_nodes + len, sizeof(res->mem_nodes) - len,
-					"%s%u:%llu", len ? ";" : "", n, s->mem_nodes[n]);
-	if (!len)
-		strcpy(res->mem_nodes, "none");
 }
 
 /*
@@ -805,30 +491,18 @@ static int storm_one(const struct opts *o, const struct pidx_ops *ops, u32 repea
 	unsigned int first = cpumask_first(&cfg->cpus), i;
 	long mem_before = atomic_long_read(&pidx_mem.bytes);
 	unsigned long msgs = kc_err_messages;
-	struct pidx_params params;
 	const char *why = "";
 	pthread_t *threads;
-	u32 present = 0;
 	int ret;
 
-	memset(res, 0, sizeof(*res));
-	res->run = o->run;
-	res->repeat = repeat;
-	res->index = ops->name;
-	res->verdict = ops->no_contents ? PIDX_NOT_CHECKED : PIDX_VERIFIED;
-	fill_config(res, cfg);
 	/* the prefill, the oracle and destroy run on the first storm CPU */
 	pin_to(first);
 	kc_set_cpu(first);
-	res->clock_milli = clock_cost_milli();
-
-	pidx_fill_params(cfg, &params);
-	s.idx = ops->create(&params);
-	if (IS_ERR(s.idx)) {
-		ret = PTR_ERR(s.idx);
-		s.idx = NULL;
+	memset(res, 0, sizeof(*res));
+	pidx_result_init(res, ops, cfg, o->run, repeat);
+	ret = pidx_storm_create(&s);
+	if (ret)
 		goto out;
-	}
 	ret = prepare(&s, &why);
 	if (ret)
 		goto out;
@@ -869,27 +543,11 @@ static int storm_one(const struct opts *o, const struct pidx_ops *ops, u32 repea
 	if (cfg->trace_visits)
 		static_branch_disable(&pidx_visits_on);
 	res->elapsed_ns = s.t_end - s.t_go;
-	summarize(&s, res);
-	fill_mem_nodes(res, &s);
-	if (!ops->no_contents) {
-		unsigned int bad = ops->verify(s.idx);
-
-		if (bad)
-			fail(res, "verify found %u violations (see above)", bad);
-		present = check_contents(&s, res);
-	}
-	res->mem_bytes = ops->mem_bytes(s.idx);
-	res->bytes_per_key_milli = milli_div(res->mem_bytes, present);
-	if (ops->describe)
-		ops->describe(s.idx, res->extra, sizeof(res->extra));
+	pidx_storm_check(&s, res, "above");
 out:
-	if (s.idx)
-		ops->destroy(s.idx);
-	free_storm(&s);
-	if (!ret && atomic_long_read(&pidx_mem.bytes) != mem_before)
-		fail(res, "index leaked %ld bytes", atomic_long_read(&pidx_mem.bytes) - mem_before);
+	pidx_storm_end(&s, res, mem_before, ret);
 	if (!ret && !ops->no_contents && kc_err_messages != msgs && res->verdict != PIDX_FAILED)
-		fail(res, "the index printed %lu error message(s)", kc_err_messages - msgs);
+		pidx_fail(res, "the index printed %lu error message(s)", kc_err_messages - msgs);
 	if (ret)
 		fprintf(stderr, PROG ": %s: storm refused or failed: %s (%d)\n", ops->name,
 			*why ? why : strerror(-ret), ret);
@@ -959,7 +617,7 @@ static void cg_run(const struct opts *o, const struct pidx_ops *ops, u32 nops,
 		die(1, "cannot find this program (%s)", self);
 	snprintf(out, sizeof(out), "%s/cachegrind.%s.%u.out", dir, ops->name, nops);
 	snprintf(log, sizeof(log), "%s/cachegrind.%s.%u.log", dir, ops->name, nops);
-	cpulist(cpus, sizeof(cpus), &cfg->cpus);
+	pidx_cpulist(cpus, sizeof(cpus), &cfg->cpus);
 	for (char *c = cpus; *c; c++)
 		if (*c == ';')
 			*c = ',';
@@ -976,7 +634,7 @@ static void cg_run(const struct opts *o, const struct pidx_ops *ops, u32 nops,
 	push_arg(argv, &argc, "--cachegrind-child");
 	push_arg(argv, &argc, "--quiet");
 	push_arg(argv, &argc, "--indexes=%s", ops->name);
-	push_arg(argv, &argc, "--workload=%s", wl_names[cfg->workload]);
+	push_arg(argv, &argc, "--workload=%s", pidx_workload_names[cfg->workload]);
 	push_arg(argv, &argc, "--mix=%u/%u/%u", cfg->mix[0], cfg->mix[1], cfg->mix[2]);
 	push_arg(argv, &argc, "--keys=%u", cfg->keys);
 	push_arg(argv, &argc, "--pid-max=%u", cfg->pid_max);
@@ -1037,56 +695,25 @@ static void cg_count(const struct opts *o, const struct pidx_ops *ops, struct ro
 
 /* ------------------------------------------------------------ output */
 
-static void node_name(char *buf, int node)
-{
-	if (node == NUMA_NO_NODE)
-		strcpy(buf, "any");
-	else if (node == PIDX_NODE_INTERLEAVE)
-		strcpy(buf, "interleave");
-	else
-		sprintf(buf, "%d", node);
-}
-
-#define CSV_HEADER "run,index,workload,mode,mix,cpus,ncpus,keys,ops,pid_max,seed,repeat,total_ops,fails,errors,elapsed_ns,ns_per_op,mops,cpu_nsop_min,cpu_nsop_max,p50_ns,p90_ns,p99_ns,max_ns,clock_ns,mem_bytes,bytes_per_key,verified,extra,trace_visits,visits_per_op,visits_max,lines_per_op,lines_max,pmu,cycles_per_op,instructions_per_op,cache_refs_per_op,cache_misses_per_op,llc_load_misses_per_op,node,cpu_nodes,mem_nodes,round_max_ns,irqs_off_max_ns,substrate\n"
-
-/* pidx_csv_show() of pidx_debugfs.c, and substrate=user */
+/* the module's rows (pidx_csv_row()), with cachegrind's counts and substrate=user */
 static void csv_row(FILE *f, const struct row *row)
 {
-	const struct pidx_result *r = &row->r;
-	char b[8][32], node[16], extra[sizeof(r->extra) + 160];
+	struct pidx_csv_sub user = { .substrate = "user", .extra = "" };
+	char b[6][32], extra[160], pmu[160], line[PIDX_CSV_ROW_MAX];
 	const s64 *c = row->cg_milli;
 
-	strcpy(extra, r->extra);
-	if (row->cg)
-		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
-			 "%scg_ll_misses=%s;cg_branches=%s;cg_mispredicts=%s",
-			 *extra ? ";" : "", smilli(b[0], c[CG_DLMR] + c[CG_DLMW]),
-			 smilli(b[1], c[CG_BC] + c[CG_BI]),
+	if (row->cg) {
+		snprintf(extra, sizeof(extra), "cg_ll_misses=%s;cg_branches=%s;cg_mispredicts=%s",
+			 smilli(b[0], c[CG_DLMR] + c[CG_DLMW]), smilli(b[1], c[CG_BC] + c[CG_BI]),
 			 smilli(b[2], c[CG_BCM] + c[CG_BIM]));
-	fprintf(f, "%u,%s,%s,%s,%u/%u/%u,%s,%u,%u,%u,%u,%llu,%u,%llu,%llu,%llu,%llu,",
-		r->run, r->index, wl_names[r->workload], "kthread", r->mix[0], r->mix[1],
-		r->mix[2], r->cpus, r->ncpus, r->keys, r->ops, r->pid_max, r->seed,
-		r->repeat, r->total_ops, r->fails, r->errors, r->elapsed_ns);
-	fprintf(f, "%s,%s,%s,%s,%llu,%llu,%llu,%llu,%s,%llu,%s,%s,%s,",
-		milli(b[0], r->nsop_milli), milli(b[1], r->mops_milli),
-		milli(b[2], r->cpu_nsop_min_milli), milli(b[3], r->cpu_nsop_max_milli),
-		r->p50_ns, r->p90_ns, r->p99_ns, r->max_ns, milli(b[4], r->clock_milli),
-		r->mem_bytes, milli(b[5], r->bytes_per_key_milli),
-		verdict_names[r->verdict], extra);
-	if (r->trace_visits)
-		fprintf(f, "1,%s,%u,%s,%u,", milli(b[0], r->visits_milli), r->visits_max,
-			milli(b[1], r->lines_milli), r->lines_max);
-	else
-		fputs("0,n/a,n/a,n/a,n/a,", f);
-	if (row->cg)
-		fprintf(f, "cachegrind,n/a,%s,%s,%s,%s", smilli(b[0], c[CG_IR]),
-			smilli(b[1], c[CG_DR] + c[CG_DW]),
-			smilli(b[2], c[CG_D1MR] + c[CG_D1MW]), smilli(b[3], c[CG_DLMR]));
-	else
-		fputs("off,n/a,n/a,n/a,n/a,n/a", f);
-	node_name(node, r->numa_node);
-	/* the storm bounds: no on_each_cpu rounds, no interrupts off here */
-	fprintf(f, ",%s,%s,%s,n/a,n/a,user\n", node, r->cpu_nodes, r->mem_nodes);
+		snprintf(pmu, sizeof(pmu), "cachegrind,n/a,%s,%s,%s,%s", smilli(b[3], c[CG_IR]),
+			 smilli(b[4], c[CG_DR] + c[CG_DW]), smilli(b[5], c[CG_D1MR] + c[CG_D1MW]),
+			 smilli(b[0], c[CG_DLMR]));
+		user.extra = extra;
+		user.pmu = pmu;
+	}
+	pidx_csv_row(line, sizeof(line), &row->r, &user);
+	fputs(line, f);
 }
 
 static void write_csv(const char *path, const struct row *rows, unsigned int n)
@@ -1099,7 +726,7 @@ static void write_csv(const char *path, const struct row *rows, unsigned int n)
 	if (!f)
 		die(1, "cannot write %s: %s", path, strerror(errno));
 	if (header || f == stdout)
-		fputs(CSV_HEADER, f);
+		fputs(PIDX_CSV_HEADER, f);
 	for (i = 0; i < n; i++)
 		csv_row(f, &rows[i]);
 	if (f != stdout && fclose(f))
@@ -1121,8 +748,8 @@ static void print_table(const struct opts *o, const struct row *rows, unsigned i
 	u64 v[PIDX_REPEAT_MAX];
 	unsigned int i, j, k;
 
-	cpulist(cpus, sizeof(cpus), &cfg->cpus);
-	printf("pidx-user run %u: workload %s", o->run, wl_names[cfg->workload]);
+	pidx_cpulist(cpus, sizeof(cpus), &cfg->cpus);
+	printf("pidx-user run %u: workload %s", o->run, pidx_workload_names[cfg->workload]);
 	if (cfg->workload == PIDX_WL_MIXED)
 		printf(" %u/%u/%u", cfg->mix[0], cfg->mix[1], cfg->mix[2]);
 	printf(", threads on cpus %s (%u), keys %u, ops %u per CPU, pid_max %u, seed %llu\n",
@@ -1141,7 +768,7 @@ static void print_table(const struct opts *o, const struct row *rows, unsigned i
 		       milli(b[0], r->nsop_milli), milli(b[1], r->mops_milli),
 		       milli(b[2], r->cpu_nsop_min_milli), milli(b[3], r->cpu_nsop_max_milli),
 		       r->p50_ns, r->p99_ns, r->fails, milli(b[4], r->bytes_per_key_milli),
-		       verdict_names[r->verdict]);
+		       pidx_verdict_names[r->verdict]);
 		if (r->verdict == PIDX_FAILED)
 			printf(" (%s)", r->why);
 		putchar('\n');

@@ -402,6 +402,22 @@ int snprintf(char *buf, size_t size, const char *fmt, ...);
 int vsnprintf(char *buf, size_t size, const char *fmt, va_list args);
 __printf(3, 4) int scnprintf(char *buf, size_t size, const char *fmt, ...);
 int vscnprintf(char *buf, size_t size, const char *fmt, va_list args);
+
+/* lib/string.c's: @src cut to fit @count and terminated; -E2BIG when cut */
+static inline ssize_t strscpy(char *dest, const char *src, size_t count)
+{
+	size_t len = strnlen(src, count);
+
+	if (!count)
+		return -E2BIG;
+	if (len == count) {
+		memcpy(dest, src, count - 1);
+		dest[count - 1] = '\0';
+		return -E2BIG;
+	}
+	memcpy(dest, src, len + 1);
+	return len;
+}
 __noreturn void kc_bug(const char *file, int line, const char *what);
 void kc_warn(const char *file, int line, const char *what);
 /* messages are counted; the driver reports the count with each row */
