@@ -7,7 +7,8 @@
  * with user/pidx-user; the prefill's placement on a node is this file's.
  *
  * Two ways to storm (see README):
- *  - ipi:     rounds of on_each_cpu_mask().  Each round runs one bounded batch
+ *  - ipi:     an untimed warm-up round of lookups, then rounds of
+ *             on_each_cpu_mask().  Each round runs one bounded batch
  *             per CPU with interrupts off, so nothing sleeps and memory comes
  *             from GFP_ATOMIC (failures are counted, not hidden).  On
  *             PREEMPT_RT only the storms that do not write run this way,
@@ -156,6 +157,15 @@ static void pidx_ipi_round(void *info)
 	w->irqs_off_max_ns = max(w->irqs_off_max_ns, ktime_get_ns() - t0);
 }
 
+/* untimed, as the kthread mode's warm-up before its gate */
+static void pidx_ipi_warmup(void *info)
+{
+	struct pidx_storm *s = info;
+
+	pidx_untimed_lookups(&s->workers[s->worker_of[smp_processor_id()]],
+			     PIDX_WARMUP_OPS);
+}
+
 static int pidx_storm_ipi(struct pidx_storm *s)
 {
 	u32 rounds = DIV_ROUND_UP(s->cfg->ops, s->batch);
@@ -163,6 +173,11 @@ static int pidx_storm_ipi(struct pidx_storm *s)
 	u64 t0;
 	u32 r;
 
+	/*
+	 * The first timed round would otherwise pay for what the prefill,
+	 * run on one CPU, left cold in the others' caches and TLBs.
+	 */
+	on_each_cpu_mask(&s->cfg->cpus, pidx_ipi_warmup, s, true);
 	for (i = 0; i < s->nworkers; i++)
 		pidx_pmu_mark(&s->workers[i].pmu, false);
 	for (r = 0; r < rounds; r++) {
@@ -570,9 +585,11 @@ static int pidx_check_config(const struct pidx_config *cfg, const char **why)
 int pidx_run(void)
 {
 	static struct pidx_config cfg;	/* serialized by pidx_run_lock */
+	u8 order[PIDX_MAX_INDEXES];
 	const char *why = "";
 	unsigned long skipped;
-	unsigned int i;
+	unsigned int i, n;
+	u64 base_seed;
 	u32 rep;
 	int ret;
 
@@ -621,12 +638,18 @@ int pidx_run(void)
 	mutex_unlock(&pidx_cfg_lock);
 	/* dmesg marks: the VM runner tells a stall inside a run from a host pause */
 	pr_info("pidx: run %u begins\n", pidx_run_no);
-	/* repeats interleave the indexes so drift hits them all alike */
+	/*
+	 * Repeats interleave the indexes so drift hits them all alike.  Each
+	 * repeat has its own seed, the run's plus the repeat, so repeats
+	 * sample structures (skip list heights, hash seeds, key orders) and
+	 * not only the clock, and its own order of indexes.
+	 */
+	base_seed = cfg.seed;
 	for (rep = 0; rep < cfg.repeat && !ret; rep++) {
-		for (i = 0; i < pidx_nr_indexes && !ret; i++) {
-			if ((cfg.indexes & ~pidx_run_skipped) & BIT(i))
-				ret = pidx_storm_one(pidx_index_table[i], &cfg, rep);
-		}
+		cfg.seed = base_seed + rep;
+		n = pidx_round_order(cfg.indexes & ~pidx_run_skipped, cfg.seed, order);
+		for (i = 0; i < n && !ret; i++)
+			ret = pidx_storm_one(pidx_index_table[order[i]], &cfg, rep);
 	}
 	if (ret == -EINTR)
 		why = "a fatal signal stopped the run: rows of the index it stopped in are dropped";

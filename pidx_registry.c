@@ -77,3 +77,30 @@ unsigned long pidx_indexes_all(void)
 			mask |= BIT(i);
 	return mask;
 }
+
+/*
+ * The order in which round @rep storms the indexes in @sel: a Fisher-Yates
+ * shuffle drawn from the repeat's seed, so no index always runs first (on a
+ * cold machine) or right after the same neighbour (whose frees and slab
+ * state it inherits), and one seed gives one order on either substrate.
+ * Fills @order with index numbers; returns how many.
+ */
+unsigned int pidx_round_order(unsigned long sel, u64 seed,
+			      u8 order[PIDX_MAX_INDEXES])
+{
+	u64 rng = pidx_rand_seed(seed, 0xfffe);
+	unsigned int i, j, n = 0;
+	u8 t;
+
+	BUILD_BUG_ON(ARRAY_SIZE(pidx_index_table) > PIDX_MAX_INDEXES);
+	for (i = 0; i < pidx_nr_indexes; i++)
+		if (sel & BIT(i))
+			order[n++] = i;
+	for (i = n; i > 1; i--) {
+		j = pidx_rand_below(&rng, i);
+		t = order[i - 1];
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+	return n;
+}

@@ -11,6 +11,9 @@
 
 #include "pidx_engine.h"
 
+/* the indexes setting is a bitmask: one bit per index of the table */
+#define PIDX_MAX_INDEXES	BITS_PER_LONG
+
 /* Adding an index: its file, and one line in pidx_index_table[]. */
 extern const struct pidx_ops *const pidx_index_table[];
 extern const unsigned int pidx_nr_indexes;
@@ -22,5 +25,7 @@ extern const char *const pidx_verdict_names[PIDX_NR_VERDICTS];
 
 int pidx_index_by_name(const char *name);
 unsigned long pidx_indexes_all(void);
+unsigned int pidx_round_order(unsigned long sel, u64 seed,
+			      u8 order[PIDX_MAX_INDEXES]);
 
 #endif /* _PIDX_REGISTRY_H */

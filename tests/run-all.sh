@@ -366,6 +366,21 @@ user_tests() {
 	else
 		fail "make replays" "no warning, saw: $(grep -E 'warning:|error:|Error' "$WORK/replays-build.log" | head -3)"
 	fi
+	# each repeat its own seed (the run's plus the repeat) and its own
+	# order of indexes, drawn from that seed: the same twice
+	for n in 1 2; do
+		"$SRC/user/pidx-user" --indexes idr,skiplist,rbskip,hash,maple --keys 1K --ops 500 \
+			--repeat 4 --seed 5 --quiet --csv "$u/order$n.csv" >/dev/null 2>&1
+	done
+	seeds=$(awk -F, 'NR > 1 && $11 != 5 + $12 { print $12 ": " $11 }' "$u/order1.csv" | head -1)
+	orders=$(awk -F, 'NR > 1 { o[$12] = o[$12] " " $2 } END { for (r in o) print o[r] }' \
+		"$u/order1.csv" | sort -u | wc -l)
+	if [ "$(awk -F, 'NR > 1' "$u/order1.csv" 2>/dev/null | wc -l)" = 20 ] && [ -z "$seeds" ] &&
+		[ "$orders" -gt 1 ] && cmp -s <(cut -d, -f2,11,12 "$u/order1.csv") <(cut -d, -f2,11,12 "$u/order2.csv"); then
+		pass "user: repeat r runs seed + r, each in its own order of indexes ($orders orders in 4 repeats), the same for one seed"
+	else
+		fail "user: repeats' seeds and orders" "20 rows, seed 5 + repeat, more than one order, the same twice; saw $(awk -F, 'NR > 1' "$u/order1.csv" 2>/dev/null | wc -l) rows, ${seeds:-seeds right}, $orders orders"
+	fi
 	# deterministic counts: one seed, two runs, the same numbers
 	for n in 1 2; do
 		"$SRC/user/pidx-user" --cachegrind --indexes idr,skiplist --keys 1K --ops 2000 \

@@ -98,6 +98,8 @@ struct opts {
 /* one row; cg: what cachegrind counted per operation, x 1000 */
 struct row {
 	struct pidx_result r;
+	/* lock waits, prefill to destroy, that outlasted a preempted holder */
+	unsigned long long_spins;
 	bool cg;
 	s64 cg_milli[CG_NR];
 };
@@ -701,9 +703,15 @@ static void csv_row(FILE *f, const struct row *row)
 	struct pidx_csv_sub user = { .substrate = "user", .extra = "" };
 	char b[6][32], extra[160], pmu[160], line[PIDX_CSV_ROW_MAX];
 	const s64 *c = row->cg_milli;
+	int n = 0;
 
+	if (row->long_spins) {
+		n = snprintf(extra, sizeof(extra), "long_spins=%lu", row->long_spins);
+		user.extra = extra;
+	}
 	if (row->cg) {
-		snprintf(extra, sizeof(extra), "cg_ll_misses=%s;cg_branches=%s;cg_mispredicts=%s",
+		snprintf(extra + n, sizeof(extra) - n,
+			 "%scg_ll_misses=%s;cg_branches=%s;cg_mispredicts=%s", n ? ";" : "",
 			 smilli(b[0], c[CG_DLMR] + c[CG_DLMW]), smilli(b[1], c[CG_BC] + c[CG_BI]),
 			 smilli(b[2], c[CG_BCM] + c[CG_BIM]));
 		snprintf(pmu, sizeof(pmu), "cachegrind,n/a,%s,%s,%s,%s", smilli(b[3], c[CG_IR]),
@@ -817,8 +825,11 @@ static void print_table(const struct opts *o, const struct row *rows, unsigned i
 int main(int argc, char **argv)
 {
 	struct opts o;
+	u8 order[PIDX_MAX_INDEXES];
 	struct row *rows;
-	unsigned int i, n = 0, nsel;
+	unsigned int i, n = 0, nsel, nord;
+	unsigned long spins;
+	u64 base_seed;
 	const char *why = "";
 	u32 rep, slice, cap;
 	int ret = 0, bad = 0;
@@ -828,6 +839,12 @@ int main(int argc, char **argv)
 	kc_init();
 	rcu_register_thread();
 	parse_args(&o, argc, argv);
+	/*
+	 * Not in a cachegrind child: its counts must not depend on how
+	 * valgrind interleaves threads, and it has one CPU.
+	 */
+	if (!o.cg_child && kc_rcu_percpu_callbacks())
+		die(1, "cannot start a call_rcu thread per CPU");
 	if (o.cfg.keys > pidx_space(o.cfg.pid_max))
 		die(1, "--keys %u exceeds pid_max - 1", o.cfg.keys);
 	if (pidx_plan(&o.cfg, cpumask_weight(&o.cfg.cpus), &slice, &cap, &why))
@@ -836,27 +853,35 @@ int main(int argc, char **argv)
 	rows = calloc(nsel * o.cfg.repeat, sizeof(*rows));
 	if (!rows)
 		die(1, "out of memory");
-	/* repeats interleave the indexes so drift hits them all alike */
+	/* as the module's pidx_run(): a seed and an order of indexes per repeat */
+	base_seed = o.cfg.seed;
 	for (rep = 0; rep < o.cfg.repeat && !ret; rep++) {
-		for (i = 0; i < pidx_nr_indexes && !ret; i++) {
-			if (!(o.cfg.indexes & BIT(i)))
-				continue;
-			ret = storm_one(&o, pidx_index_table[i], rep, &rows[n].r);
+		o.cfg.seed = base_seed + rep;
+		nord = pidx_round_order(o.cfg.indexes, o.cfg.seed, order);
+		for (i = 0; i < nord && !ret; i++) {
+			const struct pidx_ops *ops = pidx_index_table[order[i]];
+
+			spins = kc_long_spins;
+			ret = storm_one(&o, ops, rep, &rows[n].r);
 			if (ret)
 				break;
+			rows[n].long_spins = kc_long_spins - spins;
 			if (o.cachegrind)
-				cg_count(&o, pidx_index_table[i], &rows[n]);
+				cg_count(&o, ops, &rows[n]);
 			if (rows[n].r.verdict == PIDX_FAILED)
 				bad++;
 			n++;
 		}
 	}
+	o.cfg.seed = base_seed;
 	if (!o.quiet)
 		print_table(&o, rows, n);
 	if (o.csv)
 		write_csv(o.csv, rows, n);
 	free(rows);
 	kc_set_cpu(-1);
+	if (!o.cg_child)
+		kc_rcu_percpu_callbacks_end();
 	rcu_unregister_thread();
 	return ret || bad ? 1 : 0;
 }

@@ -700,6 +700,31 @@ within() {
 	awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x != "" && x + 0 >= lo && x + 0 <= hi) }'
 }
 
+# Repeat r runs with seed + r and storms the indexes in an order drawn
+# from that seed: the spread over repeats samples structures, and no index
+# always runs first.  One seed gives the same orders twice.
+t_repeats() {
+	set_all indexes=all workload=lookup mode=ipi cpus=all keys=256 ops=32 pid_max=32768 repeat=4 seed=5
+	for n in 1 2; do
+		wr testcase run >/dev/null
+		# in file order, which is the order the storms ran in
+		awk -F, 'NR > 1 && $1 > last { last = $1 } NR > 1 { r[NR] = $0; run[NR] = $1 }
+			END { for (i = 2; i <= NR; i++) if (run[i] == last) print r[i] }' \
+			$D/results.csv | cut -d, -f2,11,12 >/tmp/repeats$n
+	done
+	expect "repeats: 4 rows per index, all verified" "$((4 * $(echo "$INDEXES" | wc -w))) 0" \
+		"$(wc -l </tmp/repeats1) $(unverified_rows)"
+	expect "repeats: repeat r's row has seed 5 + r" "" \
+		"$(awk -F, '$2 != 5 + $3 { print $1 " repeat " $3 " seed " $2 }' /tmp/repeats1 | head -2 | tr '\n' ' ')"
+	orders=$(awk -F, '{ o[$3] = o[$3] " " $1 } END { for (r in o) print o[r] }' /tmp/repeats1 | sort -u | wc -l)
+	if [ "$orders" -gt 1 ] && cmp -s /tmp/repeats1 /tmp/repeats2; then
+		pass "repeats: $orders orders of indexes in 4 repeats, the same for one seed"
+	else
+		fail "repeats: orders" "more than one order in 4 repeats, the same twice; saw $orders, $(diff /tmp/repeats1 /tmp/repeats2 | head -2 | tr '\n' ' ')"
+	fi
+	set_all repeat=1 seed=1 ops=500 keys=1024
+}
+
 # Visits per op: what each structure predicts, and the same for one seed.
 t_visits() {
 	set_all indexes=all trace_visits=1 workload=lookup mode=ipi cpus=0 ops=4000 repeat=1 pid_max=65536 seed=7
@@ -1683,6 +1708,7 @@ full)
 	timed t_lockref_loop
 	timed t_bad_input
 	timed t_visits
+	timed t_repeats
 	timed t_pmu
 	timed t_dense
 	timed t_busy

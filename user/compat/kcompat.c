@@ -27,6 +27,7 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/radix-tree.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/spinlock.h>
@@ -321,10 +322,16 @@ void kc_set_cpu(int cpu)
 
 /*
  * Waiters spin on the word.  A kernel lock holder cannot be preempted; a
- * thread here can, by anything else on the machine, and spinning on for the
- * rest of a time slice would then measure the scheduler: after 2^12 pauses
- * (a few hundred microseconds) a waiter yields its CPU between rounds.
+ * thread here can, by anything else on the machine (on a VM, by the host:
+ * nothing inside the guest prevents it), and spinning on for the rest of a
+ * time slice would then measure the scheduler: after KC_SPIN_LONG pauses (a
+ * few hundred microseconds, where every critical section of the indexes
+ * takes well under one) a waiter yields its CPU between rounds, and the
+ * acquisition is counted in kc_long_spins, once, so the row says that its
+ * time holds a preempted holder.
  */
+unsigned long kc_long_spins;
+
 void kc_spin_lock_slowpath(spinlock_t *lock)
 {
 	unsigned int spins = 0;
@@ -333,8 +340,11 @@ void kc_spin_lock_slowpath(spinlock_t *lock)
 	for (;;) {
 		while (READ_ONCE(lock->val)) {
 			cpu_relax();
-			if (!(++spins & 0xfff))
-				sched_yield();
+			if (++spins % KC_SPIN_LONG)
+				continue;
+			if (spins == KC_SPIN_LONG)
+				__atomic_fetch_add(&kc_long_spins, 1, __ATOMIC_RELAXED);
+			sched_yield();
 		}
 		val = 0;
 		if (__atomic_compare_exchange_n(&lock->val, &val, 1, false,
@@ -635,6 +645,45 @@ void sort(void *base, size_t num, size_t size,
 }
 
 /* ------------------------------------------------------------ start-up */
+
+/*
+ * The kernel runs a CPU's RCU callbacks on that CPU, so an index's frees
+ * land in that CPU's slab.  liburcu's default is one call_rcu thread that
+ * the scheduler places anywhere; one thread per CPU, bound to it, is the
+ * kernel's arrangement (call_rcu() picks the queuing CPU's).
+ */
+int kc_rcu_percpu_callbacks(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF), cpu;
+	struct call_rcu_data *crdp;
+	cpu_set_t set;
+	int ret;
+
+	ret = create_all_cpu_call_rcu_data(0);
+	if (ret)
+		return ret;
+	/*
+	 * liburcu's thread applies its CPU only every 256th batch (its
+	 * SET_AFFINITY_CHECK_PERIOD), so the first 255 would run anywhere:
+	 * bind each thread now.  A CPU this process may not use keeps an
+	 * unbound thread, as liburcu leaves it.
+	 */
+	for (cpu = 0; cpu < n; cpu++) {
+		crdp = get_cpu_call_rcu_data(cpu);
+		if (!crdp)
+			continue;
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		pthread_setaffinity_np(get_call_rcu_thread(crdp), sizeof(set), &set);
+	}
+	return 0;
+}
+
+/* back to the default thread, the per-CPU ones drained and gone */
+void kc_rcu_percpu_callbacks_end(void)
+{
+	free_all_cpu_call_rcu_data();
+}
 
 void kc_init(void)
 {

@@ -7,6 +7,9 @@
 void kc_init(void);
 /* the CPU this thread stands for from now on, -1 for none */
 void kc_set_cpu(int cpu);
+/* call_rcu() callbacks run on the CPU that queued them; 0 or -errno */
+int kc_rcu_percpu_callbacks(void);
+void kc_rcu_percpu_callbacks_end(void);
 /* touch @bytes of arena pages beyond those in use, outside any timing */
 void kc_arena_prefault(size_t bytes);
 #endif

@@ -14,6 +14,9 @@ void h_post(int i);
 void h_wait(int i);
 void *h_start(void *(*fn)(void *));
 void h_join(void *t);
+/* pin this thread to @cpu (0 or an error); the CPU it runs on */
+int h_pin(int cpu);
+int h_cpu(void);
 
 /* the index a replay drives, where it drives one */
 static struct pidx_index *idx __maybe_unused;

@@ -422,6 +422,12 @@ __noreturn void kc_bug(const char *file, int line, const char *what);
 void kc_warn(const char *file, int line, const char *what);
 /* messages are counted; the driver reports the count with each row */
 extern unsigned long kc_err_messages;
+/*
+ * Lock acquisitions that waited past KC_SPIN_LONG pauses: the holder was
+ * preempted by the host (kcompat.c); the driver flags the rows they hit.
+ */
+#define KC_SPIN_LONG		4096
+extern unsigned long kc_long_spins;
 
 #ifndef pr_fmt
 #define pr_fmt(fmt) fmt
