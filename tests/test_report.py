@@ -169,6 +169,16 @@ def main():
     check("the fastest index of a workload is named, with its margin",
           w and w[0][2] == "skiplist" and w[0][5] == "idr" and
           abs(w[0][4].median - 1 / 0.55) < 1e-6, w)
+    # repeat r runs seed + r: the repeats are samples of one configuration
+    rows = lookup([0.5, 0.6, 0.55])
+    for r in rows:
+        r[10] = 1 + r[11]
+    res = Results(run_dir(rows))
+    v = tg.judge(target(threshold=0.7), res)
+    check("repeats with their own seeds are one configuration",
+          len(res.configs()) == 1 and len(v) == 1 and v[0].verdict == "met"
+          and v[0].iv.n == 3,
+          f"{len(res.configs())} configurations, {[(x.verdict, x.iv.n) for x in v]}")
     print(f"test_report.py: {failed} failed")
     return 1 if failed else 0
 

@@ -26,6 +26,8 @@ MEASURED = {
     "cycles_per_op", "instructions_per_op", "cache_refs_per_op",
     "cache_misses_per_op", "llc_load_misses_per_op", "cpu_nodes",
     "mem_nodes", "round_max_ns", "irqs_off_max_ns", "substrate",
+    # the repeat's seed (the run's plus the repeat): a sample, as repeat is
+    "seed",
     # settings that follow from others and would split nothing
     "cpus",
 }
