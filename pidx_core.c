@@ -750,6 +750,9 @@ static int __init pidx_init(void)
 	pidx_cfg.repeat = 1;
 	pidx_cfg.seed = 1;
 	pidx_cfg.fork_window = 64;
+	/* fork() looks nothing up; a child exits wherever it last ran */
+	pidx_cfg.fork_lookups = 0;
+	pidx_cfg.fork_exit = PIDX_EXIT_REMOTE;
 	pidx_cfg.sl_p = 4;
 	pidx_cfg.node = NUMA_NO_NODE;
 	pidx_cfg.indexes = pidx_indexes_all();

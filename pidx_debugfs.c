@@ -183,6 +183,26 @@ static int parse_fork_window(struct pidx_config *cfg, char *val)
 	return pidx_parse_u32(val, 1, PIDX_FORK_WINDOW_MAX, &cfg->fork_window);
 }
 
+static int parse_fork_lookups(struct pidx_config *cfg, char *val)
+{
+	return pidx_parse_u32(val, 0, PIDX_FORK_LOOKUPS_MAX, &cfg->fork_lookups);
+}
+
+static int parse_fork_exit(struct pidx_config *cfg, char *val)
+{
+	int i = pidx_parse_word(val, pidx_fork_exit_names, PIDX_NR_EXITS);
+
+	if (i < 0)
+		return i;
+	cfg->fork_exit = i;
+	return 0;
+}
+
+static void show_fork_exit(struct seq_file *m, const struct pidx_config *cfg)
+{
+	seq_printf(m, "%s\n", pidx_fork_exit_names[cfg->fork_exit]);
+}
+
 static int parse_seed(struct pidx_config *cfg, char *val)
 {
 	return kstrtou64(val, 0, &cfg->seed) ? -EINVAL : 0;
@@ -283,6 +303,8 @@ static const struct pidx_setting pidx_settings[] = {
 	PIDX_SETTING_U32(trace_visits),
 	PIDX_SETTING(node),
 	PIDX_SETTING(pmu),
+	PIDX_SETTING_U32(fork_lookups),
+	PIDX_SETTING(fork_exit),
 };
 
 /* Module parameters: the same words as the files, applied at load. */
@@ -304,6 +326,8 @@ module_param_named(rb_level, pidx_params[13], charp, 0444);
 module_param_named(trace_visits, pidx_params[14], charp, 0444);
 module_param_named(node, pidx_params[15], charp, 0444);
 module_param_named(pmu, pidx_params[16], charp, 0444);
+module_param_named(fork_lookups, pidx_params[17], charp, 0444);
+module_param_named(fork_exit, pidx_params[18], charp, 0444);
 MODULE_PARM_DESC(indexes, "initial settings: each parameter takes the words of the debugfs file of its name");
 MODULE_PARM_DESC(mode, "ipi or kthread; the default is ipi, or kthread on PREEMPT_RT (where ipi storms may only read)");
 
@@ -522,6 +546,9 @@ static void pidx_show_header(struct seq_file *m, const struct pidx_result *r)
 		   pidx_workload_names[r->workload]);
 	if (r->workload == PIDX_WL_MIXED)
 		seq_printf(m, " %u/%u/%u", r->mix[0], r->mix[1], r->mix[2]);
+	if (r->workload == PIDX_WL_FORK)
+		seq_printf(m, " (%u lookups, %s exit)", r->fork_lookups,
+			   pidx_fork_exit_names[r->fork_exit]);
 	seq_printf(m, ", mode %s, cpus %s (%u), keys %u, ops %u per CPU, pid_max %u, seed %llu\n",
 		   pidx_mode_names[r->mode], r->cpus, r->ncpus, r->keys,
 		   r->ops, r->pid_max, r->seed);

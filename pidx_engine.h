@@ -28,6 +28,13 @@ enum pidx_mode {
 	PIDX_NR_MODES
 };
 
+/* fork_exit setting: which CPU frees a fork storm's PID */
+enum pidx_fork_exit {
+	PIDX_EXIT_REMOTE,
+	PIDX_EXIT_LOCAL,
+	PIDX_NR_EXITS
+};
+
 /* pmu setting: which counters a storm reads (pidx_pmu.c) */
 enum pidx_pmu_mode {
 	PIDX_PMU_AUTO,		/* the CPU's own counters where the kernel has a PMU */
@@ -53,7 +60,7 @@ enum pidx_mix_op { PIDX_MIX_LOOKUP, PIDX_MIX_INSERT, PIDX_MIX_DELETE, PIDX_NR_MI
 #define PIDX_OPS_MAX		10000000U
 #define PIDX_REPEAT_MAX		1000U
 #define PIDX_FORK_WINDOW_MAX	65536U
-#define PIDX_FORK_LOOKUPS	3
+#define PIDX_FORK_LOOKUPS_MAX	3U
 
 /*
  * The longest an ipi round may keep interrupts off on a CPU, and the longest
@@ -94,6 +101,8 @@ struct pidx_config {
 	u32 trace_visits;		/* 0 or 1 */
 	int node;			/* NUMA_NO_NODE, a node, PIDX_NODE_INTERLEAVE */
 	enum pidx_pmu_mode pmu;
+	u32 fork_lookups;		/* lookups of each new PID by a fork */
+	enum pidx_fork_exit fork_exit;
 };
 
 /* Settings: written and read under pidx_cfg_lock; never while pidx_running. */
@@ -157,6 +166,11 @@ struct pidx_result {
 	/* bounds (PIDX_ROUND_BOUND_MS): ipi: longest round, longest callback */
 	u64 round_max_ns;		/* kthread: longest batch */
 	u64 irqs_off_max_ns;		/* kthread: 0 (batches run with irqs on) */
+
+	/* fork storms: the settings, fork_exit as it ran (1 CPU: local) */
+	u32 fork_lookups;
+	enum pidx_fork_exit fork_exit;
+	u64 fork_local_exits;		/* remote: own PIDs freed, window full */
 };
 
 /* Results since load or reset, oldest first; protected by pidx_results_lock. */

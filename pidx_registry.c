@@ -39,6 +39,11 @@ const char *const pidx_mode_names[PIDX_NR_MODES] = {
 	[PIDX_MODE_KTHREAD]	= "kthread",
 };
 
+const char *const pidx_fork_exit_names[PIDX_NR_EXITS] = {
+	[PIDX_EXIT_REMOTE]	= "remote",
+	[PIDX_EXIT_LOCAL]	= "local",
+};
+
 const char *const pidx_pmu_mode_names[PIDX_NR_PMU_MODES] = {
 	[PIDX_PMU_AUTO]	= "auto",
 	[PIDX_PMU_OFF]	= "off",

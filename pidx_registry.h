@@ -21,6 +21,7 @@ extern const unsigned int pidx_nr_indexes;
 extern const char *const pidx_workload_names[PIDX_NR_WORKLOADS];
 extern const char *const pidx_mode_names[PIDX_NR_MODES];
 extern const char *const pidx_pmu_mode_names[PIDX_NR_PMU_MODES];
+extern const char *const pidx_fork_exit_names[PIDX_NR_EXITS];
 extern const char *const pidx_verdict_names[PIDX_NR_VERDICTS];
 
 int pidx_index_by_name(const char *name);

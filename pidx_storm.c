@@ -145,6 +145,9 @@ void pidx_result_init(struct pidx_result *res, const struct pidx_ops *ops,
 	res->pid_max = cfg->pid_max;
 	res->seed = cfg->seed;
 	res->trace_visits = cfg->trace_visits;
+	res->fork_lookups = cfg->fork_lookups;
+	res->fork_exit = pidx_fork_remote(cfg, cpumask_weight(&cfg->cpus)) ?
+			 PIDX_EXIT_REMOTE : PIDX_EXIT_LOCAL;
 	res->pmu = cfg->pmu;
 	res->numa_node = cfg->node;
 	res->numa_note = "";
@@ -204,8 +207,19 @@ int pidx_storm_setup(struct pidx_storm *s, const char **why)
 		w->lat = kvmalloc_array(PIDX_LAT_MAX, sizeof(u32), GFP_KERNEL);
 		if (!w->lat)
 			return -ENOMEM;
+		raw_spin_lock_init(&w->ring_lock);
 		s->worker_of[cpu] = wi++;
 	}
+	/*
+	 * fork_exit=remote: each CPU frees the PIDs of the next one in the
+	 * storm's CPU list, as a child exits wherever it last ran, not where
+	 * it was forked.  With one CPU there is no other: the row says local.
+	 */
+	s->remote_exit = pidx_fork_remote(cfg, s->nworkers);
+	s->fork_full = ring_cap - (s->remote_exit ? 2 : 0);
+	for (wi = 0; wi < s->nworkers; wi++)
+		s->workers[wi].exit_from = s->remote_exit ?
+			&s->workers[(wi + 1) % s->nworkers] : &s->workers[wi];
 	return 0;
 }
 
@@ -503,6 +517,7 @@ static void pidx_summarize(struct pidx_storm *s, struct pidx_result *res)
 		ns += w->ns;
 		res->fails += w->fails;
 		res->errors += w->errors;
+		res->fork_local_exits += w->local_exits;
 		if (w->errors)
 			pidx_fail(res, "CPU %u: %s (key %u)", w->cpu, w->bad_why,
 				  w->bad_key);
@@ -584,6 +599,12 @@ void pidx_storm_check(struct pidx_storm *s, struct pidx_result *res,
 	res->bytes_per_key_milli = pidx_milli_div(res->mem_bytes, present);
 	if (ops->describe)
 		ops->describe(s->idx, res->extra, sizeof(res->extra));
+	if (res->fork_local_exits) {
+		size_t len = strlen(res->extra);
+
+		scnprintf(res->extra + len, sizeof(res->extra) - len, "%slocal_exits=%llu",
+			  len ? ";" : "", res->fork_local_exits);
+	}
 }
 
 /*
@@ -660,5 +681,11 @@ void pidx_csv_row(char *buf, size_t size, const struct pidx_result *r,
 		n += scnprintf(buf + n, size - n, "%llu,", r->irqs_off_max_ns);
 	else
 		n += scnprintf(buf + n, size - n, "n/a,");
-	scnprintf(buf + n, size - n, "%s\n", sub->substrate);
+	n += scnprintf(buf + n, size - n, "%s,", sub->substrate);
+	/* settings of fork storms only: other rows would split by them */
+	if (r->workload == PIDX_WL_FORK)
+		scnprintf(buf + n, size - n, "%u,%s\n", r->fork_lookups,
+			  pidx_fork_exit_names[r->fork_exit]);
+	else
+		scnprintf(buf + n, size - n, "n/a,n/a\n");
 }

@@ -251,17 +251,74 @@ static void pidx_op_mixed(struct pidx_worker *w)
 		pidx_op_delete(w);
 }
 
-/* fork + exit: take a PID, use it, and free this CPU's oldest beyond a window */
+/*
+ * Exits: frees @from's oldest PIDs while @from holds more than @window,
+ * @most of them at most.  @from is this CPU's own ring, or under
+ * fork_exit=remote the next CPU's: a CPU that ran ahead of the one that
+ * frees its PIDs is brought back to its window at once, so a lag does not
+ * persist (both fork at the same rate).  The lock is taken whatever the
+ * setting, so that both settings pay the same for it and only where the
+ * PID is freed differs.  irqsave: ipi storms take it in hard IRQ context,
+ * kthread storms with interrupts on.
+ */
+static void pidx_fork_exit(struct pidx_worker *w, struct pidx_worker *from,
+			   u32 window, u32 most)
+{
+	struct pidx_storm *s = w->storm;
+	unsigned long flags;
+	u32 pid;
+	int ret;
+
+	while (most--) {
+		pid = 0;
+		raw_spin_lock_irqsave(&from->ring_lock, flags);
+		if (from->ring_len > window)
+			pid = pidx_ring_pop(from);
+		raw_spin_unlock_irqrestore(&from->ring_lock, flags);
+		if (!pid)
+			return;
+		ret = s->ops->remove(s->idx, pid);
+		if (!ret)
+			continue;
+		/* still in the index and still @from's (pidx.h): the oldest again */
+		if (ret == -ENOMEM && s->ops->remove_may_fail) {
+			raw_spin_lock_irqsave(&from->ring_lock, flags);
+			pidx_ring_unpop(from, pid);
+			raw_spin_unlock_irqrestore(&from->ring_lock, flags);
+			w->fails++;
+			return;
+		}
+		pidx_worker_error(w, pid, "remove of a PID this storm owns failed");
+		return;
+	}
+}
+
+/*
+ * fork + exit: take a PID, look it up fork_lookups times, and free the
+ * oldest PID beyond fork_window of this CPU's window (fork_exit=local) or
+ * of the next CPU's (remote).
+ */
 static void pidx_op_fork(struct pidx_worker *w)
 {
 	struct pidx_storm *s = w->storm;
+	const struct pidx_config *cfg = s->cfg;
+	unsigned long flags;
+	bool hit = true, full;
 	unsigned int i;
-	bool hit = true;
 	int pid;
 
-	/* the last exit could not free its PID: it exits again first */
-	if (w->ring_len == w->ring_cap) {
-		pidx_op_delete(w);
+	/*
+	 * A full window: its last exit could not free its PID, or (remote)
+	 * the CPU that frees its PIDs fell behind.  It exits one of its own
+	 * first, instead of forking.
+	 */
+	raw_spin_lock_irqsave(&w->ring_lock, flags);
+	full = w->ring_len >= s->fork_full;
+	raw_spin_unlock_irqrestore(&w->ring_lock, flags);
+	if (full) {
+		if (s->remote_exit)
+			w->local_exits++;
+		pidx_fork_exit(w, w, 0, 1);
 		return;
 	}
 	pid = s->ops->alloc(s->idx, s->gfp);
@@ -273,19 +330,22 @@ static void pidx_op_fork(struct pidx_worker *w)
 		return;
 	}
 	/* the oracle's bitmap is pid_max bits: a number past it is no PID */
-	if (pid < 1 || pid >= s->cfg->pid_max) {
+	if (pid < 1 || pid >= cfg->pid_max) {
 		pidx_worker_error(w, pid, "alloc returned a number outside [1, pid_max)");
 		return;
 	}
-	rcu_read_lock();
-	for (i = 0; i < PIDX_FORK_LOOKUPS; i++)
-		hit &= s->ops->lookup(s->idx, pid);
-	rcu_read_unlock();
-	if (!hit)
-		pidx_worker_error(w, pid, "lookup missed a PID just allocated");
+	if (cfg->fork_lookups) {
+		rcu_read_lock();
+		for (i = 0; i < cfg->fork_lookups; i++)
+			hit &= s->ops->lookup(s->idx, pid);
+		rcu_read_unlock();
+		if (!hit)
+			pidx_worker_error(w, pid, "lookup missed a PID just allocated");
+	}
+	raw_spin_lock_irqsave(&w->ring_lock, flags);
 	pidx_ring_push(w, pid);
-	if (w->ring_len > s->cfg->fork_window)
-		pidx_op_delete(w);
+	raw_spin_unlock_irqrestore(&w->ring_lock, flags);
+	pidx_fork_exit(w, w->exit_from, cfg->fork_window, U32_MAX);
 }
 
 /* one find_ge step of a /proc readdir; a full pass must see every key */
@@ -454,7 +514,14 @@ int pidx_plan(const struct pidx_config *cfg, unsigned int ncpus,
 		*ring_cap = *slice + (cfg->mix[PIDX_MIX_INSERT] ? cfg->ops : 0);
 		break;
 	case PIDX_WL_FORK:
+		/*
+		 * A window and the PID an exit could not free; remote: room
+		 * for a neighbour that falls behind by a window, and for the
+		 * two PIDs (its exit's and the owner's) that may be given back
+		 */
 		*ring_cap = cfg->fork_window + 1;
+		if (pidx_fork_remote(cfg, ncpus))
+			*ring_cap = 2 * cfg->fork_window + 3;
 		break;
 	default:
 		break;

@@ -10,6 +10,7 @@
 #define _PIDX_WORKLOAD_H
 
 #include <linux/completion.h>
+#include <linux/spinlock.h>
 #include "pidx_engine.h"
 
 #define PIDX_BATCH_MAX		1024U
@@ -28,11 +29,19 @@ struct pidx_worker {
 	unsigned int cpu;
 	u64 rng;
 
-	/* PIDs this CPU owns and may delete, oldest first */
+	/*
+	 * PIDs this CPU owns and may delete, oldest first.  A remote-exit
+	 * fork storm's ring is also emptied by the previous CPU (the one
+	 * whose exit_from this is), under ring_lock; otherwise only its CPU
+	 * touches it, without the lock.
+	 */
 	u32 *ring;
 	u32 ring_cap;
 	u32 ring_head;
 	u32 ring_len;
+	raw_spinlock_t ring_lock;
+	struct pidx_worker *exit_from;	/* whose oldest PIDs this CPU frees */
+	u64 local_exits;
 
 	u32 done;
 	u32 batches;
@@ -82,6 +91,8 @@ struct pidx_storm {
 	u32 perm_mul;
 	u32 perm_add;
 	u32 perm_inv;			/* perm_mul's inverse modulo nkeys */
+	bool remote_exit;		/* fork: exit_from is another CPU's */
+	u32 fork_full;			/* fork: a window this long exits first */
 	/* index objects per NUMA node right after the prefill */
 	u64 mem_nodes[PIDX_NODES_MAX];
 	bool mem_nodes_known;
@@ -103,6 +114,14 @@ struct pidx_storm {
 };
 
 u32 pidx_space(u32 pid_max);
+
+/* fork_exit=remote as it runs: with one CPU there is no other to free */
+static inline bool pidx_fork_remote(const struct pidx_config *cfg, unsigned int ncpus)
+{
+	return cfg->workload == PIDX_WL_FORK && cfg->fork_exit == PIDX_EXIT_REMOTE &&
+	       ncpus > 1;
+}
+
 void pidx_run_batch(struct pidx_worker *w);
 void pidx_untimed_lookups(struct pidx_worker *w, u32 n);
 void pidx_order_init(struct pidx_storm *s, u64 *rng);

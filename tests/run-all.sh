@@ -342,7 +342,8 @@ user_tests() {
 			out=$("$SRC/user/pidx-user" --indexes auto --workload "$wl" ${mix:+--mix "$mix"} \
 				--keys 2K --ops 1000 --cpus "$cpus" --quiet --csv "$f" 2>&1)
 			ok=$?
-			n=$(awk -F, 'NR > 1 && $NF == "user" && ($28 == "yes" || ($2 == "null" && $28 == "n/a"))' "$f" 2>/dev/null | wc -l)
+			n=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+				$c["substrate"] == "user" && ($28 == "yes" || ($2 == "null" && $28 == "n/a"))' "$f" 2>/dev/null | wc -l)
 			if [ "$ok" = 0 ] && [ "$n" = "$nidx" ]; then
 				pass "user: $w on cpus $cpus: $nidx indexes verified"
 			else
@@ -366,6 +367,32 @@ user_tests() {
 	else
 		fail "make replays" "no warning, saw: $(grep -E 'warning:|error:|Error' "$WORK/replays-build.log" | head -3)"
 	fi
+	# fork as the kernel forks: lookups of the new PID, and who frees it
+	for e in remote local; do
+		for l in 0 3; do
+			f=$u/fork-$e-$l.csv
+			"$SRC/user/pidx-user" --indexes all --workload fork --fork-exit $e --fork-lookups $l \
+				--pid-max 4096 --keys 1K --ops 4000 --fork-window 16 --cpus 0-1 --quiet --csv "$f" >/dev/null 2>&1
+			ok=$?
+			n=$(awk -F, -v l=$l -v e=$e 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+				$c["verified"] == "yes" && $c["fork_lookups"] == l && $c["fork_exit"] == e' "$f" 2>/dev/null | wc -l)
+			if [ "$ok" = 0 ] && [ "$n" = "$((nidx - 1))" ]; then
+				pass "user: fork, fork_exit $e, fork_lookups $l, cursor wrapping: $n indexes verified"
+			else
+				fail "user: fork, fork_exit $e, fork_lookups $l" "exit 0 and $((nidx - 1)) verified rows naming the settings, saw exit $ok, $n rows"
+			fi
+		done
+	done
+	for bad in "--fork-lookups 4" "--fork-exit far" "--fork-lookups -1"; do
+		# shellcheck disable=SC2086 # an option and its value
+		"$SRC/user/pidx-user" --workload fork $bad --quiet >/dev/null 2>&1
+		expect_rc=$?
+		if [ "$expect_rc" = 2 ]; then
+			pass "user: $bad refused (exit 2)"
+		else
+			fail "user: $bad" "exit 2, saw $expect_rc"
+		fi
+	done
 	# each repeat its own seed (the run's plus the repeat) and its own
 	# order of indexes, drawn from that seed: the same twice
 	for n in 1 2; do

@@ -257,6 +257,8 @@ static void usage(void)
 	       "  --seed N         PRNG seed [1]\n"
 	       "  --cpus LIST      CPUs that storm, one thread pinned to each [0]\n"
 	       "  --fork-window N  PIDs a fork storm CPU holds before it frees [64]\n"
+	       "  --fork-lookups N lookups of each forked PID, 0-3 [0]\n"
+	       "  --fork-exit E    remote (the next CPU frees a fork's PID) or local [remote]\n"
 	       "  --sl-p N, --sl-max-level N, --rb-level N   skip list settings [4, 0, 0]\n"
 	       "  --trace-visits   count nodes and cache lines per operation\n"
 	       "  --cachegrind     also count instructions, D1/LL misses and branch\n"
@@ -272,7 +274,8 @@ static void parse_args(struct opts *o, int argc, char **argv)
 {
 	enum { O_INDEXES = 256, O_WORKLOAD, O_MIX, O_KEYS, O_PID_MAX, O_OPS, O_REPEAT,
 	       O_SEED, O_CPUS, O_FORK_WINDOW, O_SL_P, O_SL_MAX_LEVEL, O_RB_LEVEL,
-	       O_TRACE, O_CG, O_CG_CHILD, O_CSV, O_RUN, O_QUIET, O_LIST, O_MODE };
+	       O_TRACE, O_CG, O_CG_CHILD, O_CSV, O_RUN, O_QUIET, O_LIST, O_MODE,
+	       O_FORK_LOOKUPS, O_FORK_EXIT };
 	static const struct option lo[] = {
 		{ "indexes", 1, NULL, O_INDEXES }, { "workload", 1, NULL, O_WORKLOAD },
 		{ "mix", 1, NULL, O_MIX }, { "keys", 1, NULL, O_KEYS },
@@ -285,6 +288,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		{ "csv", 1, NULL, O_CSV }, { "run", 1, NULL, O_RUN },
 		{ "quiet", 0, NULL, O_QUIET }, { "list", 0, NULL, O_LIST },
 		{ "mode", 1, NULL, O_MODE }, { "help", 0, NULL, 'h' },
+		{ "fork-lookups", 1, NULL, O_FORK_LOOKUPS }, { "fork-exit", 1, NULL, O_FORK_EXIT },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pidx_config *cfg = &o->cfg;
@@ -307,6 +311,8 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	cfg->repeat = 1;
 	cfg->seed = 1;
 	cfg->fork_window = 64;
+	cfg->fork_lookups = 0;
+	cfg->fork_exit = PIDX_EXIT_REMOTE;
 	cfg->sl_p = 4;
 	cfg->node = NUMA_NO_NODE;
 	cfg->pmu = PIDX_PMU_OFF;
@@ -352,6 +358,18 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		case O_FORK_WINDOW:
 			cfg->fork_window = parse_u32_opt("fork-window", optarg, 1,
 							 PIDX_FORK_WINDOW_MAX);
+			break;
+		case O_FORK_LOOKUPS:
+			cfg->fork_lookups = parse_u32_opt("fork-lookups", optarg, 0,
+							  PIDX_FORK_LOOKUPS_MAX);
+			break;
+		case O_FORK_EXIT:
+			for (i = 0; i < PIDX_NR_EXITS; i++)
+				if (!strcmp(optarg, pidx_fork_exit_names[i]))
+					break;
+			if (i == PIDX_NR_EXITS)
+				die(2, "--fork-exit wants remote or local, not '%s'", optarg);
+			cfg->fork_exit = i;
 			break;
 		case O_SL_P:
 			cfg->sl_p = parse_u32_opt("sl-p", optarg, 2, 16);
@@ -644,6 +662,8 @@ static void cg_run(const struct opts *o, const struct pidx_ops *ops, u32 nops,
 	push_arg(argv, &argc, "--seed=%llu", cfg->seed);
 	push_arg(argv, &argc, "--cpus=%s", cpus);
 	push_arg(argv, &argc, "--fork-window=%u", cfg->fork_window);
+	push_arg(argv, &argc, "--fork-lookups=%u", cfg->fork_lookups);
+	push_arg(argv, &argc, "--fork-exit=%s", pidx_fork_exit_names[cfg->fork_exit]);
 	push_arg(argv, &argc, "--sl-p=%u", cfg->sl_p);
 	push_arg(argv, &argc, "--sl-max-level=%u", cfg->sl_max_level);
 	push_arg(argv, &argc, "--rb-level=%u", cfg->rb_level);

@@ -397,13 +397,13 @@ bad() {
 t_bad_input() {
 	set_all keys=1024 pid_max=32768 ops=500
 	long=$(awk 'BEGIN { while (i++ < 700) printf "9" }')
-	for f in indexes workload mix keys ops mode cpus pid_max repeat seed fork_window sl_p sl_max_level rb_level testcase; do
+	for f in indexes workload mix keys ops mode cpus pid_max repeat seed fork_window fork_lookups fork_exit sl_p sl_max_level rb_level testcase; do
 		bad $f "" EINVAL
 		bad $f "   " EINVAL
 		bad $f "garbage!" EINVAL
 		bad $f "$long" EINVAL
 	done
-	for f in keys ops pid_max repeat seed fork_window sl_p sl_max_level rb_level; do
+	for f in keys ops pid_max repeat seed fork_window fork_lookups sl_p sl_max_level rb_level; do
 		bad $f -1 EINVAL
 		bad $f 12abc EINVAL
 		bad $f 99999999999999999999999 EINVAL
@@ -419,6 +419,9 @@ t_bad_input() {
 	bad repeat 0 EINVAL
 	bad repeat 1001 EINVAL
 	bad fork_window 0 EINVAL
+	bad fork_lookups 4 EINVAL
+	bad fork_exit remotex EINVAL
+	bad fork_exit "remote local" EINVAL
 	bad sl_p 3 EINVAL
 	bad sl_p 32 EINVAL
 	bad sl_max_level 17 EINVAL
@@ -471,6 +474,8 @@ t_busy() {
 	expect "run in flight shows state running" running "$(awk '/^state:/ { print $2 }' $D/testcase)"
 	bad keys 100 EBUSY
 	bad workload fork EBUSY
+	bad fork_lookups 1 EBUSY
+	bad fork_exit local EBUSY
 	bad stall_test 100 EBUSY
 	expect "second concurrent run gives EBUSY" EBUSY "$(wr testcase run)"
 	expect "reset during a run gives EBUSY" EBUSY "$(wr testcase reset)"
@@ -689,6 +694,11 @@ t_dense() {
 	set_all keys=1024 workload=lookup mix=90/5/5 ops=500 fork_window=64 mode=ipi
 }
 
+# colno NAME: the number of results.csv's column NAME
+colno() {
+	head -n 1 $D/results.csv | tr , '\n' | grep -nx "$1" | cut -d: -f1
+}
+
 # col INDEX NAME: column NAME of INDEX's first-repeat row in the last run
 col() {
 	n=$(head -n 1 $D/results.csv | tr , '\n' | grep -nx "$2" | cut -d: -f1)
@@ -698,6 +708,43 @@ col() {
 # within X LO HI: LO <= X <= HI, all decimals
 within() {
 	awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x != "" && x + 0 >= lo && x + 0 <= hi) }'
+}
+
+# Fork as the kernel forks: fork_lookups lookups of each new PID (0-3),
+# and fork_exit remote (the next storm CPU frees a CPU's oldest PIDs) or
+# local.  Every index stays verified in both modes while the cursor wraps
+# (8000+ allocations in a 4096-number space), the row names both settings,
+# and with one CPU a remote exit has no other CPU: the row says local.
+t_fork_settings() {
+	set_all indexes=all workload=fork pid_max=4096 keys=1024 ops=4000 cpus=all repeat=1 fork_window=16
+	nix=$(echo "$INDEXES" | wc -w)
+	fl=$(colno fork_lookups)
+	fe=$(colno fork_exit)
+	for m in ipi kthread; do
+		for e in remote local; do
+			for l in 0 3; do
+				set_all mode=$m fork_exit=$e fork_lookups=$l
+				r=$(wr testcase run)
+				want=$e
+				[ "$NCPUS" = 1 ] && want=local
+				got=$(last_run_rows | awk -F, -v l=$l -v e=$want -v fl="$fl" -v fe="$fe" '$28 == "yes" && $fl == l && $fe == e' | wc -l)
+				# an index whose writers need interrupts on (maple) sits out ipi writes
+				skipped=$(grep -c '^skipped: ' $D/test_result)
+				expect "fork $m, fork_exit $e, fork_lookups $l: every index verified, the row says so" \
+					"ok $((nix - skipped))" "$r $got"
+			done
+		done
+	done
+	set_all cpus=0 fork_exit=remote fork_lookups=1 mode=kthread
+	wr testcase run >/dev/null
+	expect "fork on one CPU: fork_exit=remote runs, and reads, local" \
+		"$nix" "$(last_run_rows | awk -F, -v fl="$fl" -v fe="$fe" '$28 == "yes" && $fl == 1 && $fe == "local"' | wc -l)"
+	set_all workload=lookup
+	wr testcase run >/dev/null
+	expect "a lookup row leaves the fork settings n/a" \
+		"$nix" "$(last_run_rows | awk -F, -v fl="$fl" -v fe="$fe" '$fl == "n/a" && $fe == "n/a"' | wc -l)"
+	expect "fork settings read back" "0 remote" "$(wr fork_lookups 0 >/dev/null; cat $D/fork_lookups) $(cat $D/fork_exit)"
+	set_all cpus=all mode=ipi pid_max=32768 keys=1024 ops=500 fork_window=64 fork_exit=remote fork_lookups=0
 }
 
 # Repeat r runs with seed + r and storms the indexes in an order drawn
@@ -1709,6 +1756,7 @@ full)
 	timed t_bad_input
 	timed t_visits
 	timed t_repeats
+	timed t_fork_settings
 	timed t_pmu
 	timed t_dense
 	timed t_busy
