@@ -183,7 +183,7 @@ int pidx_storm_setup(struct pidx_storm *s, const char **why)
 	ret = pidx_plan(cfg, s->nworkers, &slice, &ring_cap, why);
 	if (ret)
 		return ret;
-	s->batch = clamp(cfg->ops / 16, PIDX_BATCH_MIN, PIDX_BATCH_MAX);
+	s->batch = pidx_batch(cfg->ops);
 	s->workers = kcalloc(s->nworkers, sizeof(*s->workers), GFP_KERNEL);
 	s->worker_of = kcalloc(nr_cpu_ids, sizeof(*s->worker_of), GFP_KERNEL);
 	if (!s->workers || !s->worker_of)

@@ -261,42 +261,47 @@ static void pidx_op_mixed(struct pidx_worker *w)
  * PID is freed differs.  irqsave: ipi storms take it in hard IRQ context,
  * kthread storms with interrupts on.
  */
-static void pidx_fork_exit(struct pidx_worker *w, struct pidx_worker *from,
-			   u32 window, u32 most)
+static u32 pidx_fork_exit(struct pidx_worker *w, struct pidx_worker *from,
+			  u32 window, u32 most)
 {
 	struct pidx_storm *s = w->storm;
 	unsigned long flags;
-	u32 pid;
+	u32 pid, freed = 0;
 	int ret;
 
-	while (most--) {
+	while (freed < most) {
 		pid = 0;
 		raw_spin_lock_irqsave(&from->ring_lock, flags);
 		if (from->ring_len > window)
 			pid = pidx_ring_pop(from);
 		raw_spin_unlock_irqrestore(&from->ring_lock, flags);
 		if (!pid)
-			return;
+			break;
 		ret = s->ops->remove(s->idx, pid);
-		if (!ret)
+		if (!ret) {
+			freed++;
 			continue;
+		}
 		/* still in the index and still @from's (pidx.h): the oldest again */
 		if (ret == -ENOMEM && s->ops->remove_may_fail) {
 			raw_spin_lock_irqsave(&from->ring_lock, flags);
 			pidx_ring_unpop(from, pid);
 			raw_spin_unlock_irqrestore(&from->ring_lock, flags);
 			w->fails++;
-			return;
+			break;
 		}
 		pidx_worker_error(w, pid, "remove of a PID this storm owns failed");
-		return;
+		break;
 	}
+	return freed;
 }
 
 /*
  * fork + exit: take a PID, look it up fork_lookups times, and free the
- * oldest PID beyond fork_window of this CPU's window (fork_exit=local) or
- * of the next CPU's (remote).
+ * oldest PIDs beyond fork_window of this CPU's window (fork_exit=local) or
+ * of the next CPU's (remote).  Each op is one fork; the exits do not wait
+ * for it: a fork that fails for want of a number still exits, as children
+ * exit whether or not their parent can fork again.
  */
 static void pidx_op_fork(struct pidx_worker *w)
 {
@@ -309,17 +314,18 @@ static void pidx_op_fork(struct pidx_worker *w)
 
 	/*
 	 * A full window: its last exit could not free its PID, or (remote)
-	 * the CPU that frees its PIDs fell behind.  It exits one of its own
-	 * first, instead of forking.
+	 * the CPU that frees its PIDs fell behind, as when the host preempts
+	 * its vCPU.  It frees its own oldest before it forks, and forks only
+	 * once there is room.
 	 */
 	raw_spin_lock_irqsave(&w->ring_lock, flags);
 	full = w->ring_len >= s->fork_full;
 	raw_spin_unlock_irqrestore(&w->ring_lock, flags);
 	if (full) {
+		if (!pidx_fork_exit(w, w, 0, 1))
+			return;
 		if (s->remote_exit)
 			w->local_exits++;
-		pidx_fork_exit(w, w, 0, 1);
-		return;
 	}
 	pid = s->ops->alloc(s->idx, s->gfp);
 	if (pid < 0) {
@@ -327,6 +333,14 @@ static void pidx_op_fork(struct pidx_worker *w)
 			w->fails++;
 		else
 			pidx_worker_error(w, 0, "alloc returned an unexpected error");
+		/*
+		 * The space is full, or memory: exits are overdue, and under
+		 * remote this CPU's own may never come if the next CPU ran out
+		 * of operations first.
+		 */
+		pidx_fork_exit(w, w->exit_from, cfg->fork_window, U32_MAX);
+		if (s->remote_exit)
+			w->local_exits += pidx_fork_exit(w, w, cfg->fork_window, U32_MAX);
 		return;
 	}
 	/* the oracle's bitmap is pid_max bits: a number past it is no PID */
@@ -515,13 +529,17 @@ int pidx_plan(const struct pidx_config *cfg, unsigned int ncpus,
 		break;
 	case PIDX_WL_FORK:
 		/*
-		 * A window and the PID an exit could not free; remote: room
-		 * for a neighbour that falls behind by a window, and for the
-		 * two PIDs (its exit's and the owner's) that may be given back
+		 * A window and the PID an exit could not free.  Remote: room
+		 * for a neighbour that falls behind by a window or two batches
+		 * (in an ipi round one CPU may run its whole batch before the
+		 * next CPU starts, and finish after it ends, as under
+		 * emulation), and for the two PIDs (its exit's and the
+		 * owner's) that may be given back.
 		 */
 		*ring_cap = cfg->fork_window + 1;
 		if (pidx_fork_remote(cfg, ncpus))
-			*ring_cap = 2 * cfg->fork_window + 3;
+			*ring_cap = cfg->fork_window +
+				    max(cfg->fork_window, 2 * pidx_batch(cfg->ops)) + 3;
 		break;
 	default:
 		break;

@@ -115,6 +115,12 @@ struct pidx_storm {
 
 u32 pidx_space(u32 pid_max);
 
+/* operations per batch: one ipi round per CPU, or between two cond_resched() */
+static inline u32 pidx_batch(u32 ops)
+{
+	return clamp(ops / 16, PIDX_BATCH_MIN, PIDX_BATCH_MAX);
+}
+
 /* fork_exit=remote as it runs: with one CPU there is no other to free */
 static inline bool pidx_fork_remote(const struct pidx_config *cfg, unsigned int ncpus)
 {

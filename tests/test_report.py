@@ -179,6 +179,23 @@ def main():
           len(res.configs()) == 1 and len(v) == 1 and v[0].verdict == "met"
           and v[0].iv.n == 3,
           f"{len(res.configs())} configurations, {[(x.verdict, x.iv.n) for x in v]}")
+    # remote-exit fork rows whose exits were mostly local are left out
+    hdr = HEADER + ",total_ops,fork_exit"
+    d = tempfile.mkdtemp(prefix="pidx-report-test.")
+    with open(os.path.join(d, "results.csv"), "w") as f:
+        f.write(hdr + "\n")
+        for rep, (idx, local) in enumerate([("idr", 500), ("skiplist", 2000),
+                                            ("rbskip", 0)]):
+            r = row(1, idx, "fork", 2, 32768, 0, 100,
+                    extra=f"local_exits={local}" if local else "n/a")
+            f.write(",".join(str(x) for x in r) + ",10000,remote\n")
+    with open(os.path.join(d, "meta"), "w") as f:
+        f.write("env=user\n")
+    res = Results(d)
+    check("a remote fork row with over 10% local exits is left out, named",
+          res.left_out.get("remote fork exits mostly local") == 1 and
+          sorted(r["index"] for r in res.rows) == ["idr", "rbskip"],
+          f"{res.left_out}, {[r['index'] for r in res.rows]}")
     print(f"test_report.py: {failed} failed")
     return 1 if failed else 0
 

@@ -647,10 +647,14 @@ void sort(void *base, size_t num, size_t size,
 /* ------------------------------------------------------------ start-up */
 
 /*
- * The kernel runs a CPU's RCU callbacks on that CPU, so an index's frees
- * land in that CPU's slab.  liburcu's default is one call_rcu thread that
- * the scheduler places anywhere; one thread per CPU, bound to it, is the
- * kernel's arrangement (call_rcu() picks the queuing CPU's).
+ * The kernel runs a CPU's RCU callbacks on that CPU, where the objects they
+ * free were last touched.  liburcu's default is one call_rcu thread that
+ * the scheduler places anywhere; one thread per CPU, bound to it
+ * (call_rcu() picks the queuing CPU's), runs them there.  The thread stands
+ * for no CPU (kc_set_cpu()), so its frees take the slab's locked path for
+ * frees from elsewhere: it runs beside the storm thread of its CPU, not
+ * between its instructions as a softirq would, and may not share that
+ * CPU's per-CPU slab.
  */
 int kc_rcu_percpu_callbacks(void)
 {
