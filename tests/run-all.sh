@@ -626,6 +626,17 @@ bench_plumbing_test() {
 	else
 		fail "bench --user" "env=user, parts=user, only verified user rows, plots, saw: $(tail -n 3 "$WORK/bench-user.log" | tr '\n' ' ')"
 	fi
+	# the user sweep's lookups run batched and dependent by default, the
+	# other workloads batched only
+	n=$(csv_count "$out/results.csv" 'v("workload") == "lookup" && v("dependent") == 1')
+	if [ "$n" -gt 0 ] &&
+		[ "$n" = "$(csv_count "$out/results.csv" 'v("workload") == "lookup" && v("dependent") == 0')" ] &&
+		[ "$(csv_count "$out/results.csv" 'v("workload") == "fork" && v("dependent") != 0')" = 0 ] &&
+		grep -qx 'dependent=0,1' "$out/meta"; then
+		pass "bench --user: lookups batched and dependent ($n rows each), fork batched, meta says so"
+	else
+		fail "bench --user: dependent" "as many dependent=1 as dependent=0 lookup rows, no dependent fork row, dependent=0,1 in meta, saw $n dependent rows, $(grep dependent "$out/meta" | tr '\n' ' ')"
+	fi
 }
 
 # debug_kernel_tests FLAVOUR: build the checker kernel (once, cached), build the module
