@@ -631,7 +631,7 @@ bench_plumbing_test() {
 	n=$(csv_count "$out/results.csv" 'v("workload") == "lookup" && v("dependent") == 1')
 	if [ "$n" -gt 0 ] &&
 		[ "$n" = "$(csv_count "$out/results.csv" 'v("workload") == "lookup" && v("dependent") == 0')" ] &&
-		[ "$(csv_count "$out/results.csv" 'v("workload") == "fork" && v("dependent") != 0')" = 0 ] &&
+		[ "$(csv_count "$out/results.csv" 'v("workload") == "fork" && v("dependent") == 1')" = 0 ] &&
 		grep -qx 'dependent=0,1' "$out/meta"; then
 		pass "bench --user: lookups batched and dependent ($n rows each), fork batched, meta says so"
 	else
