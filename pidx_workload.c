@@ -226,6 +226,17 @@ static noinline void pidx_lookup_batch(struct pidx_worker *w, u32 n)
 }
 
 /*
+ * Once per batch: a chain that added anything would have moved the keys
+ * off those drawn, and dependent lookups would no longer look up the PIDs
+ * batched ones do, nor only prefilled ones.
+ */
+static void pidx_chain_check(struct pidx_worker *w, u32 chain)
+{
+	if (unlikely(chain))
+		pidx_worker_error(w, 0, "dependent lookups: a nonzero chain moved the keys");
+}
+
+/*
  * pidx_lookup_batch() with dependent=1: each key waits for the previous
  * lookup's return value (pidx_chain_zero()).  objdump shows the chain as
  * data in this loop: the lookup's %al, zero-extended, shifted right by one
@@ -250,6 +261,7 @@ static noinline void pidx_lookup_chain(struct pidx_worker *w, u32 n)
 			pidx_lookup_missed(w, key);
 	}
 	w->rng = rng;
+	pidx_chain_check(w, chain);
 }
 
 static void pidx_op_insert(struct pidx_worker *w)
@@ -323,6 +335,7 @@ static noinline void pidx_mixed_chain(struct pidx_worker *w, u32 n)
 		else
 			pidx_op_delete(w);
 	}
+	pidx_chain_check(w, chain);
 }
 
 /*
