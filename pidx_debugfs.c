@@ -238,6 +238,11 @@ static int parse_trace_visits(struct pidx_config *cfg, char *val)
 	return pidx_parse_u32(val, 0, 1, &cfg->trace_visits);
 }
 
+static int parse_dependent(struct pidx_config *cfg, char *val)
+{
+	return pidx_parse_u32(val, 0, 1, &cfg->dependent);
+}
+
 /* "any" (the allocating CPU's node), "interleave", or a node with memory */
 static int parse_node(struct pidx_config *cfg, char *val)
 {
@@ -305,6 +310,7 @@ static const struct pidx_setting pidx_settings[] = {
 	PIDX_SETTING(pmu),
 	PIDX_SETTING_U32(fork_lookups),
 	PIDX_SETTING(fork_exit),
+	PIDX_SETTING_U32(dependent),
 };
 
 /* Module parameters: the same words as the files, applied at load. */
@@ -328,6 +334,7 @@ module_param_named(node, pidx_params[15], charp, 0444);
 module_param_named(pmu, pidx_params[16], charp, 0444);
 module_param_named(fork_lookups, pidx_params[17], charp, 0444);
 module_param_named(fork_exit, pidx_params[18], charp, 0444);
+module_param_named(dependent, pidx_params[19], charp, 0444);
 MODULE_PARM_DESC(indexes, "initial settings: each parameter takes the words of the debugfs file of its name");
 MODULE_PARM_DESC(mode, "ipi or kthread; the default is ipi, or kthread on PREEMPT_RT (where ipi storms may only read)");
 
@@ -549,9 +556,10 @@ static void pidx_show_header(struct seq_file *m, const struct pidx_result *r)
 	if (r->workload == PIDX_WL_FORK)
 		seq_printf(m, " (%u lookups, %s exit)", r->fork_lookups,
 			   pidx_fork_exit_names[r->fork_exit]);
-	seq_printf(m, ", mode %s, cpus %s (%u), keys %u, ops %u per CPU, pid_max %u, seed %llu\n",
+	seq_printf(m, ", mode %s, cpus %s (%u), keys %u, ops %u per CPU, pid_max %u, seed %llu%s\n",
 		   pidx_mode_names[r->mode], r->cpus, r->ncpus, r->keys,
-		   r->ops, r->pid_max, r->seed);
+		   r->ops, r->pid_max, r->seed,
+		   r->dependent ? ", dependent lookups" : "");
 	seq_printf(m, "clock: one ktime_get_ns() pair costs %s ns; it is inside p50..max, not inside ns/op\n",
 		   pidx_milli(&b, r->clock_milli));
 	pidx_show_hypervisor(m);

@@ -103,6 +103,7 @@ struct pidx_config {
 	enum pidx_pmu_mode pmu;
 	u32 fork_lookups;		/* lookups of each new PID by a fork */
 	enum pidx_fork_exit fork_exit;
+	u32 dependent;			/* 0 or 1: lookups wait for each other */
 };
 
 /* Settings: written and read under pidx_cfg_lock; never while pidx_running. */
@@ -171,6 +172,8 @@ struct pidx_result {
 	u32 fork_lookups;
 	enum pidx_fork_exit fork_exit;
 	u64 fork_local_exits;		/* remote: own PIDs freed, window full */
+
+	u32 dependent;			/* the setting: each lookup's key waited for the last */
 };
 
 /* Results since load or reset, oldest first; protected by pidx_results_lock. */

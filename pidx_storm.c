@@ -145,6 +145,7 @@ void pidx_result_init(struct pidx_result *res, const struct pidx_ops *ops,
 	res->pid_max = cfg->pid_max;
 	res->seed = cfg->seed;
 	res->trace_visits = cfg->trace_visits;
+	res->dependent = cfg->dependent;
 	res->fork_lookups = cfg->fork_lookups;
 	res->fork_exit = pidx_fork_remote(cfg, cpumask_weight(&cfg->cpus)) ?
 			 PIDX_EXIT_REMOTE : PIDX_EXIT_LOCAL;
@@ -684,8 +685,13 @@ void pidx_csv_row(char *buf, size_t size, const struct pidx_result *r,
 	n += scnprintf(buf + n, size - n, "%s,", sub->substrate);
 	/* settings of fork storms only: other rows would split by them */
 	if (r->workload == PIDX_WL_FORK)
-		scnprintf(buf + n, size - n, "%u,%s\n", r->fork_lookups,
-			  pidx_fork_exit_names[r->fork_exit]);
+		n += scnprintf(buf + n, size - n, "%u,%s,", r->fork_lookups,
+			       pidx_fork_exit_names[r->fork_exit]);
 	else
-		scnprintf(buf + n, size - n, "n/a,n/a\n");
+		n += scnprintf(buf + n, size - n, "n/a,n/a,");
+	/* the storms whose lookups it chains */
+	if (r->workload == PIDX_WL_LOOKUP || r->workload == PIDX_WL_MIXED)
+		scnprintf(buf + n, size - n, "%u\n", r->dependent);
+	else
+		scnprintf(buf + n, size - n, "n/a\n");
 }

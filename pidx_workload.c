@@ -150,8 +150,8 @@ static noinline void pidx_lookup_missed(struct pidx_worker *w, u32 key)
 		pidx_worker_error(w, key, pidx_why_missed);
 }
 
-/* Looks up @key, a prefilled PID. */
-static __always_inline void pidx_lookup_pid(struct pidx_worker *w, u32 key)
+/* Looks up @key, a prefilled PID; returns what the index's lookup did. */
+static __always_inline bool pidx_lookup_pid(struct pidx_worker *w, u32 key)
 {
 	struct pidx_storm *s = w->storm;
 	bool hit;
@@ -161,6 +161,29 @@ static __always_inline void pidx_lookup_pid(struct pidx_worker *w, u32 key)
 	rcu_read_unlock();
 	if (unlikely(!hit))
 		pidx_lookup_missed(w, key);
+	return hit;
+}
+
+/*
+ * dependent=1: a zero that exists only once @ret, the value the index's
+ * lookup returned, does.  Added to the next lookup's key, it makes that
+ * lookup wait for this one through data, as a kernel lookup inside a
+ * syscall waits for the one before it, where batched lookups overlap in
+ * the CPU's out-of-order window.  A branch would not do: the CPU predicts
+ * it and runs on.  The value is hidden from the compiler first because the
+ * miss test tells it that @ret is true on the hot path, and it would fold
+ * "ret >> 1" to a constant 0 there, leaving only that predicted branch;
+ * hidden, it is a shift of the returned register.  The key itself stays
+ * the one drawn, so both settings look up the same PIDs.  Defined on the
+ * lookup's return value, whatever its type: were it a pointer to an
+ * aligned object, its lowest bit would serve as the zero.
+ */
+static __always_inline u32 pidx_chain_zero(bool ret)
+{
+	u32 v = ret;
+
+	OPTIMIZER_HIDE_VAR(v);
+	return v >> 1;
 }
 
 /*
@@ -200,6 +223,45 @@ static noinline void pidx_lookup_batch(struct pidx_worker *w, u32 n)
 			pidx_lookup_missed(w, key);
 	}
 	w->rng = rng;
+}
+
+/*
+ * Once per batch: a chain that added anything would have moved the keys
+ * off those drawn, and dependent lookups would no longer look up the PIDs
+ * batched ones do, nor only prefilled ones.
+ */
+static void pidx_chain_check(struct pidx_worker *w, u32 chain)
+{
+	if (unlikely(chain))
+		pidx_worker_error(w, 0, "dependent lookups: a nonzero chain moved the keys");
+}
+
+/*
+ * pidx_lookup_batch() with dependent=1: each key waits for the previous
+ * lookup's return value (pidx_chain_zero()).  objdump shows the chain as
+ * data in this loop: the lookup's %al, zero-extended, shifted right by one
+ * and added to the next key in %esi, with no branch between.
+ */
+static noinline void pidx_lookup_chain(struct pidx_worker *w, u32 n)
+{
+	struct pidx_storm *s = w->storm;
+	bool (*lookup)(struct pidx_index *idx, u32 pid) = s->ops->lookup;
+	struct pidx_index *idx = s->idx;
+	u32 nkeys = s->nkeys, key, chain = 0, i;
+	u64 rng = w->rng;
+	bool hit;
+
+	for (i = 0; i < n; i++) {
+		key = 1 + pidx_rand_below(&rng, nkeys) + chain;
+		rcu_read_lock();
+		hit = lookup(idx, key);
+		rcu_read_unlock();
+		chain = pidx_chain_zero(hit);
+		if (unlikely(!hit))
+			pidx_lookup_missed(w, key);
+	}
+	w->rng = rng;
+	pidx_chain_check(w, chain);
 }
 
 static void pidx_op_insert(struct pidx_worker *w)
@@ -249,6 +311,31 @@ static void pidx_op_mixed(struct pidx_worker *w)
 		pidx_op_insert(w);
 	else
 		pidx_op_delete(w);
+}
+
+/*
+ * A timed batch of a mixed storm with dependent=1: pidx_op_mixed() @n
+ * times, the same operations from the same stream, each lookup's key
+ * waiting for the previous lookup (pidx_chain_zero()).  Inserts and
+ * deletes neither wait nor are waited for: the chain runs through the
+ * lookups alone, and restarts with each batch.
+ */
+static noinline void pidx_mixed_chain(struct pidx_worker *w, u32 n)
+{
+	const u32 *mix = w->storm->cfg->mix;
+	u32 nkeys = w->storm->nkeys, chain = 0, r, i;
+
+	for (i = 0; i < n; i++) {
+		r = pidx_rand_below(&w->rng, 100);
+		if (r < mix[PIDX_MIX_LOOKUP])
+			chain = pidx_chain_zero(pidx_lookup_pid(w, 1 + chain +
+					pidx_rand_below(&w->rng, nkeys)));
+		else if (r < mix[PIDX_MIX_LOOKUP] + mix[PIDX_MIX_INSERT])
+			pidx_op_insert(w);
+		else
+			pidx_op_delete(w);
+	}
+	pidx_chain_check(w, chain);
 }
 
 /*
@@ -466,9 +553,15 @@ void pidx_run_batch(struct pidx_worker *w)
 		}
 	} else {
 		t0 = ktime_get_ns();
-		if (cfg->workload == PIDX_WL_LOOKUP &&
-		    !static_branch_unlikely(&pidx_visits_on))
+		if (static_branch_unlikely(&pidx_visits_on))
+			for (i = 0; i < n; i++)
+				pidx_op(w);
+		else if (cfg->workload == PIDX_WL_LOOKUP && !cfg->dependent)
 			pidx_lookup_batch(w, n);
+		else if (cfg->workload == PIDX_WL_LOOKUP)
+			pidx_lookup_chain(w, n);
+		else if (cfg->workload == PIDX_WL_MIXED && cfg->dependent)
+			pidx_mixed_chain(w, n);
 		else
 			for (i = 0; i < n; i++)
 				pidx_op(w);

@@ -19,6 +19,8 @@
 #   numa:       with two NUMA nodes or more, lookups on a CPU of node 0 with
 #               the index on node 0 (local), node 1 (remote), interleaved,
 #               at the CPU sweep's keys size
+# The lookup and mixed configurations of the keys and CPU sweeps run once
+# per value of --dependent; the other workloads and sweeps with dependent=0.
 # With --cachegrind (and --user) the plan is instead every workload x every
 # keys size on one CPU, each storm counted by pidx-user --cachegrind.
 
@@ -54,6 +56,12 @@ to $OUT.  Every option has an environment equivalent (in brackets).
   --repeat N          storms per index per configuration [REPEAT]
                       quick 3; full 5
   --seed N            PRNG seed [SEED=1]
+  --dependent LIST    0, 1 or 0,1: the lookup and mixed storms of the keys
+                      and CPU sweeps run once per value, 1 with each
+                      lookup waiting for the previous one's result; the
+                      other workloads, the visits, numa and cachegrind
+                      sweeps run with 0 (they count the same either way)
+                      [DEPENDENT=0]
   --visits yes|no     the visits sweep [VISITS=yes]
   --numa auto|yes|no  the numa sweep; auto: when 2+ NUMA nodes are online
                       [NUMA=auto]
@@ -107,6 +115,7 @@ CPU_SWEEP_KEYS=${CPU_SWEEP_KEYS:-32K}
 OPS=${OPS:-}
 REPEAT=${REPEAT:-}
 SEED=${SEED:-1}
+DEPENDENT=${DEPENDENT:-0}
 PIDX_SET=${PIDX_SET:-}
 VISITS=${VISITS:-yes}
 NUMA=${NUMA:-auto}
@@ -131,6 +140,7 @@ while [ $# -gt 0 ]; do
 	--ops) need_arg "$@"; OPS=$2; shift ;;
 	--repeat) need_arg "$@"; REPEAT=$2; shift ;;
 	--seed) need_arg "$@"; SEED=$2; shift ;;
+	--dependent) need_arg "$@"; DEPENDENT=$2; shift ;;
 	--set) need_arg "$@"; PIDX_SET="$PIDX_SET $2"; shift ;;
 	--visits) need_arg "$@"; VISITS=$2; shift ;;
 	--numa) need_arg "$@"; NUMA=$2; shift ;;
@@ -213,6 +223,11 @@ if ! is_uint "$REPEAT" || [ "$REPEAT" -lt 1 ] || [ "$REPEAT" -gt 1000 ]; then
 	die "--repeat '$REPEAT' is not in 1..1000" 2
 fi
 is_uint "$SEED" || die "--seed '$SEED' is not a number" 2
+DEP_L=$(echo "$DEPENDENT" | tr ',' ' ')
+[ -n "$DEP_L" ] || die "empty --dependent" 2
+for d in $DEP_L; do
+	case $d in 0 | 1) ;; *) die "--dependent is a list of 0 and 1, not '$DEPENDENT'" 2 ;; esac
+done
 KEYS_L=$(num_list "$KEYS") || exit 2
 SWEEP_K=$(to_num "$CPU_SWEEP_KEYS") || die "--cpu-sweep-keys '$CPU_SWEEP_KEYS' is not a number" 2
 MODES_L=$(echo "$MODES" | tr ',' ' ')
@@ -338,7 +353,21 @@ if ! is_uint "$SLOWDOWN" || [ "$SLOWDOWN" -lt 1 ]; then
 fi
 
 # ---------------------------------------------------------------- plan
-# one line per configuration: MODE NCPUS KEYS WORKLOAD(:MIX) [visits|node=N]
+# one line per configuration:
+#   MODE NCPUS KEYS WORKLOAD(:MIX) [visits|node=N|cachegrind|dependent]
+
+# a keys or CPU sweep configuration, once per --dependent value where the
+# setting changes the storm
+sweep_line() { # MODE NCPUS KEYS WORKLOAD
+	case $4 in
+	lookup | mixed | mixed:*)
+		for d in $DEP_L; do
+			if [ "$d" = 1 ]; then echo "$* dependent"; else echo "$*"; fi
+		done
+		;;
+	*) echo "$*" ;;
+	esac
+}
 
 plan() {
 	if [ "$CACHEGRIND" = 1 ]; then
@@ -354,7 +383,7 @@ plan() {
 	fi
 	for k in $KEYS_L; do
 		for w in $WL_L; do
-			echo "$FIRST_MODE $KCPUS $k $w"
+			sweep_line "$FIRST_MODE" "$KCPUS" "$k" "$w"
 		done
 	done
 	for m in $MODES_L; do
@@ -363,7 +392,7 @@ plan() {
 				if [ "$m" = "$FIRST_MODE" ] && [ "$n" = "$KCPUS" ]; then
 					case " $KEYS_L " in *" $SWEEP_K "*) continue ;; esac
 				fi
-				echo "$m $n $SWEEP_K $w"
+				sweep_line "$m" "$n" "$SWEEP_K" "$w"
 			done
 		done
 	done
@@ -431,7 +460,7 @@ summary() {
 	else
 		say "  keys sweep: keys $(commas "$KEYS_L"), $KCPUS CPUs, mode $FIRST_MODE; CPU sweep: CPUs $(commas "$CPUS_L"), modes $(commas "$MODES_L"), keys $SWEEP_K"
 	fi
-	say "  workloads $WORKLOADS; ops $OPS per CPU; seed $SEED; indexes ${IDX_W:-$INDEXES}"
+	say "  workloads $WORKLOADS; ops $OPS per CPU; seed $SEED; dependent $(commas "$DEP_L"); indexes ${IDX_W:-$INDEXES}"
 }
 
 # the resolved sweep, key=value (bench.sh copies it into meta)
@@ -449,6 +478,7 @@ sweep_conf() {
 	echo "ops=$OPS"
 	echo "repeat=$REPEAT"
 	echo "seed=$SEED"
+	echo "dependent=$(commas "$DEP_L")"
 	echo "set=${PIDX_SET# }"
 	echo "visits=$VISITS"
 	echo "numa=$NUMA_RUN"
@@ -546,6 +576,7 @@ else
 	wr indexes "$IDX_W"
 	wr repeat "$REPEAT"
 	wr seed "$SEED"
+	wr dependent 0
 	for s in $PIDX_SET; do
 		case $s in
 		*=*) wr "${s%%=*}" "${s#*=}" ;;
@@ -560,7 +591,8 @@ user_run() { # OPS WORKLOAD MIX CPUS KEYS PID_MAX EXTRA
 	"$PIDX_USER" --quiet --csv "$OUT/results.csv" --run "$((done_n + 1))" \
 		--indexes "$IDX_W" --repeat "$REPEAT" --seed "$SEED" --ops "$1" \
 		--workload "$2" ${3:+--mix "$3"} --cpus "$4" --keys "$5" --pid-max "$6" \
-		${7:+--trace-visits} ${8:+--cachegrind} $USER_SET >>"$OUT/pidx-user.log" 2>&1
+		${7:+--trace-visits} ${8:+--cachegrind} --dependent "${9:-0}" $USER_SET \
+		>>"$OUT/pidx-user.log" 2>&1
 }
 
 # ---------------------------------------------------------------- sweep
@@ -619,7 +651,8 @@ while read -r mode n keys w extra <&3; do
 			ok=0
 		elif ! user_run "$ops" "$workload" "$mix" "$cpus" "$keys" "$pm" \
 			"$([ "$extra" = visits ] && echo 1)" \
-			"$([ "$extra" = cachegrind ] && echo 1)"; then
+			"$([ "$extra" = cachegrind ] && echo 1)" \
+			"$([ "$extra" = dependent ] && echo 1)"; then
 			err "pidx-user failed: workload=$w cpus=$cpus keys=$keys pid_max=$pm (see $OUT/pidx-user.log)"
 			ok=0
 		fi
@@ -639,6 +672,7 @@ while read -r mode n keys w extra <&3; do
 		case $extra in
 		visits) wr trace_visits 1 || ok=0 ;;
 		node=*) wr node "${extra#node=}" || ok=0 ;;
+		dependent) wr dependent 1 || ok=0 ;;
 		esac
 		# keys must fit the PID space at every step: grow the space first,
 		# shrink it last
@@ -665,6 +699,7 @@ while read -r mode n keys w extra <&3; do
 		case $extra in
 		visits) wr trace_visits 0 ;;
 		node=*) wr node any ;;
+		dependent) wr dependent 0 ;;
 		esac
 	fi
 	[ "$ok" = 1 ] || failed_cfgs="$failed_cfgs $w,$mode,cpus=$n,keys=$keys${extra:+,$extra};"

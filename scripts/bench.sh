@@ -65,6 +65,11 @@ interleaved repeats, in one `run`):
   --ops N             operations per CPU per storm [OPS]
   --repeat N          storms per index per configuration [REPEAT]
   --seed N            PRNG seed [SEED=1]
+  --dependent LIST    0, 1 or 0,1: the lookup and mixed storms run once per
+                      value, 1 with each lookup waiting for the previous
+                      one's result [DEPENDENT]; sets the user sweep's too.
+                      Default: 0,1 natively, 0 under QEMU (TCG models no
+                      overlap of lookups: both settings cost the same)
   --set NAME=VALUE    debugfs setting written once first (sl_p, rb_level,
                       sl_max_level, fork_window); repeatable [PIDX_SET]
   --visits yes|no     the visits sweep: trace_visits=1, lookup and fork on
@@ -87,6 +92,9 @@ Where:
                       the kernel sweep runs in the VM [USER_SWEEP=auto]
   --user-keys LIST    keys sizes of the user sweep's keys sweep
                       [USER_KEYS=1K,32K,1M]; --keys sets both
+  --user-dependent LIST
+                      --dependent of the user sweep [USER_DEPENDENT=0,1]:
+                      the native lookup targets are judged on dependent=1
   --user-keys-cpus N  CPUs of the user sweep's keys sweep [USER_KEYS_CPUS=1]:
                       the lookup targets are judged at one CPU natively
   --cachegrind-sweep auto|yes|no
@@ -172,6 +180,9 @@ USER_KEYS=${USER_KEYS-1K,32K,1M}
 USER_KEYS_CPUS=${USER_KEYS_CPUS-1}
 [ -z "${KEYS:-}" ] || USER_KEYS=
 [ -z "${KEYS_CPUS:-}" ] || USER_KEYS_CPUS=
+# the kernel sweep's --dependent; empty: by where it runs (kernel_dependent)
+KERNEL_DEPENDENT=${DEPENDENT:-}
+USER_DEPENDENT=${USER_DEPENDENT:-${DEPENDENT:-0,1}}
 command_line="scripts/bench.sh${*:+ $*}"
 force=
 plot=1
@@ -206,6 +217,8 @@ while [ $# -gt 0 ]; do
 		shift
 		;;
 	--user-keys) needarg "$@"; USER_KEYS=$2; shift ;;
+	--dependent) needarg "$@"; KERNEL_DEPENDENT=$2 USER_DEPENDENT=$2; shift ;;
+	--user-dependent) needarg "$@"; USER_DEPENDENT=$2; shift ;;
 	--user-keys-cpus) needarg "$@"; USER_KEYS_CPUS=$2; shift ;;
 	--numa) needarg "$@"; NUMA=$2; shift ;;
 	--native) force=native ;;
@@ -239,6 +252,18 @@ done
 uargs=()
 [ -z "$USER_KEYS" ] || uargs+=(--keys "$USER_KEYS")
 [ -z "$USER_KEYS_CPUS" ] || uargs+=(--keys-cpus "$USER_KEYS_CPUS")
+uargs+=(--dependent "$USER_DEPENDENT")
+# kernel_dependent ENV: the kernel sweep's --dependent natively (native) or
+# under QEMU (vm), where both settings cost the same
+kernel_dependent() {
+	if [ -n "$KERNEL_DEPENDENT" ]; then
+		echo "$KERNEL_DEPENDENT"
+	elif [ "$1" = native ]; then
+		echo 0,1
+	else
+		echo 0
+	fi
+}
 isnum() { [[ $1 =~ ^[0-9]+$ ]] && [ "$1" -gt 0 ]; }
 isnum "$SMP" || die -c 2 "--smp wants a positive number, not '$SMP'"
 [ -z "$MEM" ] || isnum "$MEM" || die -c 2 "--mem wants megabytes, not '$MEM'"
@@ -341,7 +366,7 @@ part_dir() {
 # ------------------------------------------------------------ the estimate
 
 estimate() { # ENV: runs the guest script's planner on this host
-	local online slow uarg=()
+	local online slow uarg=(--dependent "$(kernel_dependent "$1")")
 	[ "$1" = user ] && uarg=(--user "$PIDX_USER_BIN" ${uargs[@]+"${uargs[@]}"})
 	if [ "$1" = native ] || [ "$1" = user ]; then
 		online=$(nproc) slow=1
@@ -443,7 +468,7 @@ if [ "$dry" = 1 ]; then
 		if [ "$p" = cachegrind ]; then
 			sh "$GUEST" --dry-run --online "$(nproc)" --user "$PIDX_USER_BIN" "${cgargs[@]}" 2>/dev/null
 		else
-			uarg=()
+			uarg=(--dependent "$(kernel_dependent "$env")")
 			[ "$p" = user ] && uarg=(--user "$PIDX_USER_BIN" ${uargs[@]+"${uargs[@]}"})
 			CACHEGRIND=0 sh "$GUEST" --dry-run --online "$(conf_get online_cpus "$tmp/est.$p")" \
 				--slowdown "$(conf_get slowdown "$tmp/est.$p")" "${gargs[@]}" \
@@ -530,7 +555,8 @@ run_part() {
 		if [ "$env" = native ]; then
 			# the guest script's progress goes to the terminal and to bench.log
 			OUT=$d PIDX_KO=$ko CACHEGRIND=0 sh "$GUEST" --out "$d" --slowdown 1 \
-				"${gargs[@]}" 2> >(tee "$d/bench.log" >&2) || r=$?
+				"${gargs[@]}" --dependent "$(kernel_dependent native)" \
+				2> >(tee "$d/bench.log" >&2) || r=$?
 			wait # for tee
 		else
 			# --progress: the guest's progress lines reach stderr as they come
@@ -541,7 +567,8 @@ run_part() {
 			[ -z "$RELEASE" ] || vmargs+=(--release "$RELEASE")
 			# two emulated nodes: no cost to the other sweeps, which allocate locally
 			if [ "$NUMA" != no ] && [ "$SMP" -ge 2 ]; then vmargs+=(--numa); fi
-			"$SELF_DIR/vm-run.sh" "${vmargs[@]}" "$GUEST" -- "${gargs[@]}" || r=$?
+			"$SELF_DIR/vm-run.sh" "${vmargs[@]}" "$GUEST" -- "${gargs[@]}" \
+				--dependent "$(kernel_dependent vm)" || r=$?
 		fi
 		;;
 	user)

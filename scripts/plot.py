@@ -36,8 +36,11 @@ and rows run under fault injection (faults= in extra) are left out (with a
 warning).  The `null` index is drawn as a grey dashed
 "engine cost" reference, never as an index.  Rows with trace_visits=1 (their
 times include the tracing) and rows with node other than "any" are left out
-of the time and memory figures.  A results.csv without those columns reads
-as trace_visits=0, node=any, pmu n/a.
+of the time and memory figures.  Rows with dependent=1 (lookups that wait
+for each other) appear only in ratio_to_idr, as bars of their own, and not
+at all under cachegrind, which counts both settings alike.  A results.csv
+without those columns reads as trace_visits=0, node=any, pmu n/a,
+dependent=0.
 
 Runs with Debian's python3-matplotlib: use /usr/bin/python3.
 """
@@ -65,7 +68,7 @@ NUMERIC = ["run", "ncpus", "keys", "ops", "pid_max", "seed", "repeat",
            "trace_visits", "visits_per_op", "visits_max", "lines_per_op",
            "lines_max", "cycles_per_op", "instructions_per_op",
            "cache_refs_per_op", "cache_misses_per_op",
-           "llc_load_misses_per_op"]
+           "llc_load_misses_per_op", "dependent"]
 # Columns added after `extra`, and what a results.csv without them means.
 OPTIONAL_NUMBERS = ["visits_per_op", "visits_max", "lines_per_op",
                     "lines_max", "cycles_per_op", "instructions_per_op",
@@ -172,7 +175,13 @@ class Run:
         rows = self.all_rows
         # rows timed the ordinary way feed the time and memory figures;
         # traced rows (times include the tracing), placed rows (the numa
-        # sweep) and cachegrind's rows only their own figures
+        # sweep) and cachegrind's rows only their own figures; dependent
+        # lookups (dependent=1) only ratio_to_idr, where they are bars of
+        # their own, and under cachegrind none: it counts both settings
+        # alike
+        self.dep_rows = [r for r in rows if r["dependent"] and r["pmu"] != CG
+                         and not r["trace_visits"] and r["node"] == "any"]
+        rows = [r for r in rows if not r["dependent"]]
         self.cg_rows = [r for r in rows if r["pmu"] == CG]
         rows = [r for r in rows if r["pmu"] != CG]
         self.visit_rows = [r for r in rows if r["trace_visits"]]
@@ -331,6 +340,12 @@ def check_new_columns(row, path, line):
         raise PlotError(f"{path} line {line}: column 'trace_visits' is not "
                         f"0 or 1: '{tv:g}'")
     row["trace_visits"] = int(tv or 0)
+    # a run made before the setting existed batched its lookups
+    dep = row.get("dependent")
+    if dep not in (None, 0, 1):
+        raise PlotError(f"{path} line {line}: column 'dependent' is not "
+                        f"0 or 1: '{dep:g}'")
+    row["dependent"] = int(dep or 0)
     node = row["node"].lower()
     if node not in ("any", "interleave") and not node.isdigit():
         raise PlotError(f"{path} line {line}: column 'node' is not any, "
@@ -1224,7 +1239,9 @@ def plot_pmu(runs, sty, out, written):
 # bars of the ratio figure, in order: kind, column, label, colour, hatch
 RATIO_KINDS = [
     ("kernel", "ns_per_op", "ns/op", "#9a9a9a", "//"),
+    ("kernel-dependent", "ns_per_op", "ns/op", "#5a5a5a", "xx"),
     ("user", "ns_per_op", "ns/op", "#1f77b4", None),
+    ("user-dependent", "ns_per_op", "ns/op", "#0b3d66", None),
     (CG, "instructions_per_op", "instructions/op", "#98df8a", None),
     (CG, "cache_misses_per_op", "D1 misses/op", "#ff7f0e", None),
     (CG, "cg_ll_misses", "LL misses/op", "#d62728", None),
@@ -1273,11 +1290,16 @@ def ratio_sources(runs):
                 rows = run.cg_rows
                 label, emulated = f"cachegrind: {what}", False
             else:
-                rows = [r for r in run.rows if r["substrate"] == kind]
-                if kind == "kernel":
+                sub = kind.removesuffix("-dependent")
+                dep = sub != kind
+                rows = [r for r in (run.dep_rows if dep else run.rows)
+                        if r["substrate"] == sub]
+                if sub == "kernel":
                     label, emulated = kernel_source_label(run)
                 else:
                     label, emulated = "user space, native", False
+                if dep:
+                    label += ", dependent lookups"
                 label += f": {what}"
             if col == "cg_ll_misses":
                 rows = [dict(r, cg_ll_misses=cg_ll(r)) for r in rows]

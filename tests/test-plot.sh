@@ -475,6 +475,38 @@ else
 	fail "cachegrind rows feed only the pmu and ratio figures" "expected identical user time figures and no user_pmu, saw differences in$differ"
 fi
 
+# dependent lookups (dependent=1) are bars of their own in ratio_to_idr and
+# in no other figure: the copy's dependent rows double skiplist's time and
+# quadruple idr's, so their ratio is half the batched one, and a figure
+# that let them in would differ
+mkdir -p "$tmp/dep"
+cp "$SFIX/meta" "$tmp/dep/"
+awk -F, -v OFS=, -v s="$(scol substrate)" -v p="$(scol pmu)" -v w="$(scol workload)" \
+	-v ns="$(scol ns_per_op)" -v i="$(scol index)" '
+	NR == 1 { print $0 ",dependent"; next }
+	{ print $0 ",0" }
+	$s == "user" && $p != "cachegrind" && $w == "lookup" {
+		$ns = $ns * ($i == "idr" ? 4 : 2); print $0 ",1" }' \
+	"$SFIX/results.csv" >"$tmp/dep/results.csv"
+run_plot dep --out "$tmp/dep/plots" "$tmp/dep"
+differ=""
+for f in $FIGS $UFIGS; do
+	cmp -s "$tmp/splots/$f.svg" "$tmp/dep/plots/$f.svg" 2>/dev/null ||
+		[[ ! -e $tmp/splots/$f.svg && ! -e $tmp/dep/plots/$f.svg ]] || differ+=" $f"
+done
+b=$(ratio "$tmp/dep/plots/ratio_to_idr.csv" "user space, native: ns/op" lookup 32768 skiplist)
+d=$(ratio "$tmp/dep/plots/ratio_to_idr.csv" "user space, native, dependent lookups: ns/op" lookup 32768 skiplist)
+if [[ $rc -eq 0 && -z $differ && -n $b ]] && awk -v b="$b" -v d="$d" 'BEGIN { exit !(d != "" && d * 2 > b * 0.99 && d * 2 < b * 1.01) }'; then
+	pass "dependent rows: bars of their own in ratio_to_idr ($d against batched $b), no other figure changed"
+else
+	fail "dependent rows" "exit 0, the same time figures, a dependent ratio half the batched one, saw $rc, differences in '$differ', ratios '$b' '$d'"
+fi
+awk -F, -v OFS=, 'NR == 3 { $NF = 2 } 1' "$tmp/dep/results.csv" >"$tmp/dep/bad.csv"
+mkdir -p "$tmp/baddep"
+cp "$SFIX/meta" "$tmp/baddep/"
+mv "$tmp/dep/bad.csv" "$tmp/baddep/results.csv"
+expect_error "dependent not 0 or 1" --out "$tmp/x" "$tmp/baddep"
+
 # columns are read by name: another order and a column more (another
 # branch's) draw the same figures and ratios (the directory keeps its name:
 # ratio_to_idr names where each source's rows are)

@@ -33,10 +33,10 @@ def check(name, ok, why):
         print(f"FAIL {name}: {why}")
 
 
-def run_dir(rows, meta="env=vm\naccel=tcg\n"):
+def run_dir(rows, meta="env=vm\naccel=tcg\n", header=HEADER):
     d = tempfile.mkdtemp(prefix="pidx-report-test.")
     with open(os.path.join(d, "results.csv"), "w") as f:
-        f.write(HEADER + "\n")
+        f.write(header + "\n")
         for r in rows:
             f.write(",".join(str(x) for x in r) + "\n")
     with open(os.path.join(d, "meta"), "w") as f:
@@ -140,6 +140,22 @@ def main():
     check("a setting that varies gets a verdict per value, labelled",
           len(v) == 2 and {x.verdict for x in v} == {"met", "missed"} and
           all("pid_max=" in x.setting for x in v),
+          [(x.setting, x.verdict) for x in v])
+
+    # a results.csv from before the dependent setting batched its lookups
+    where = {"workload": "lookup", "keys": 32768, "ncpus": 1}
+    v = verdicts(lookup([0.5, 0.5, 0.5]),
+                 target(where=dict(where, dependent=0)))
+    check("no dependent column: its rows read as dependent=0",
+          v[0].verdict == "met", v[0].verdict)
+    # both settings in one run: a verdict for each, labelled
+    rows = [r + [0] for r in lookup([0.5, 0.5, 0.5])] + \
+        [r + [1] for r in lookup([2.0, 2.1, 2.2])]
+    v = tg.judge(target(), Results(run_dir(rows,
+                                           header=HEADER + ",dependent")))
+    check("batched and dependent lookups get a verdict each, labelled",
+          sorted((x.setting, x.verdict) for x in v) ==
+          [("dependent=0", "met"), ("dependent=1", "missed")],
           [(x.setting, x.verdict) for x in v])
 
     # cachegrind counts decide alone

@@ -261,6 +261,8 @@ static void usage(void)
 	       "  --fork-exit E    remote (the next CPU frees a fork's PID) or local [remote]\n"
 	       "  --sl-p N, --sl-max-level N, --rb-level N   skip list settings [4, 0, 0]\n"
 	       "  --trace-visits   count nodes and cache lines per operation\n"
+	       "  --dependent N    1: each lookup's key waits for the previous lookup's\n"
+	       "                   result (lookup and mixed storms) [0]\n"
 	       "  --cachegrind     also count instructions, D1/LL misses and branch\n"
 	       "                   mispredicts per operation under valgrind (pmu=cachegrind)\n"
 	       "  --csv FILE       append results.csv rows (the header if FILE is new)\n"
@@ -275,7 +277,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	enum { O_INDEXES = 256, O_WORKLOAD, O_MIX, O_KEYS, O_PID_MAX, O_OPS, O_REPEAT,
 	       O_SEED, O_CPUS, O_FORK_WINDOW, O_SL_P, O_SL_MAX_LEVEL, O_RB_LEVEL,
 	       O_TRACE, O_CG, O_CG_CHILD, O_CSV, O_RUN, O_QUIET, O_LIST, O_MODE,
-	       O_FORK_LOOKUPS, O_FORK_EXIT };
+	       O_FORK_LOOKUPS, O_FORK_EXIT, O_DEPENDENT };
 	static const struct option lo[] = {
 		{ "indexes", 1, NULL, O_INDEXES }, { "workload", 1, NULL, O_WORKLOAD },
 		{ "mix", 1, NULL, O_MIX }, { "keys", 1, NULL, O_KEYS },
@@ -289,6 +291,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		{ "quiet", 0, NULL, O_QUIET }, { "list", 0, NULL, O_LIST },
 		{ "mode", 1, NULL, O_MODE }, { "help", 0, NULL, 'h' },
 		{ "fork-lookups", 1, NULL, O_FORK_LOOKUPS }, { "fork-exit", 1, NULL, O_FORK_EXIT },
+		{ "dependent", 1, NULL, O_DEPENDENT },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pidx_config *cfg = &o->cfg;
@@ -385,6 +388,9 @@ static void parse_args(struct opts *o, int argc, char **argv)
 			break;
 		case O_TRACE:
 			cfg->trace_visits = 1;
+			break;
+		case O_DEPENDENT:
+			cfg->dependent = parse_u32_opt("dependent", optarg, 0, 1);
 			break;
 		case O_CG:
 			o->cachegrind = true;
@@ -667,6 +673,7 @@ static void cg_run(const struct opts *o, const struct pidx_ops *ops, u32 nops,
 	push_arg(argv, &argc, "--sl-p=%u", cfg->sl_p);
 	push_arg(argv, &argc, "--sl-max-level=%u", cfg->sl_max_level);
 	push_arg(argv, &argc, "--rb-level=%u", cfg->rb_level);
+	push_arg(argv, &argc, "--dependent=%u", cfg->dependent);
 	argv[argc] = NULL;
 
 	fflush(NULL);
@@ -780,8 +787,9 @@ static void print_table(const struct opts *o, const struct row *rows, unsigned i
 	printf("pidx-user run %u: workload %s", o->run, pidx_workload_names[cfg->workload]);
 	if (cfg->workload == PIDX_WL_MIXED)
 		printf(" %u/%u/%u", cfg->mix[0], cfg->mix[1], cfg->mix[2]);
-	printf(", threads on cpus %s (%u), keys %u, ops %u per CPU, pid_max %u, seed %llu\n",
-	       cpus, cpumask_weight(&cfg->cpus), cfg->keys, cfg->ops, cfg->pid_max, cfg->seed);
+	printf(", threads on cpus %s (%u), keys %u, ops %u per CPU, pid_max %u, seed %llu%s\n",
+	       cpus, cpumask_weight(&cfg->cpus), cfg->keys, cfg->ops, cfg->pid_max, cfg->seed,
+	       cfg->dependent ? ", dependent lookups" : "");
 	if (n)
 		printf("clock: one clock_gettime(CLOCK_MONOTONIC) pair costs %s ns; it is inside p50..max, not inside ns/op\n",
 		       milli(b[0], rows[0].r.clock_milli));

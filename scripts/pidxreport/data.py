@@ -201,14 +201,19 @@ class Results:
             k = "remote fork exits mostly local"
             self.left_out[k] = self.left_out.get(k, 0) + 1
             return
+        # a run made before the setting existed batched its lookups
+        row["dependent"] = row.get("dependent") or "0"
         for c in ("keys", "ncpus", "repeat", "run"):
             row[c] = number(row.get(c)) or 0
         row["cg_ll_misses"] = extra_value(row, "cg_ll_misses")
         if row["cg_ll_misses"] is None:
             row["cg_ll_misses"] = number(row.get("llc_load_misses_per_op"))
+        cols = [c for c in self.header if c not in MEASURED]
+        if "dependent" not in cols:
+            cols.append("dependent")
         row["settings"] = tuple(sorted(
             (c, row[c] if c in ("keys", "ncpus") else row.get(c, ""))
-            for c in self.header if c not in MEASURED) +
+            for c in cols) +
             [("substrate", row["substrate"]), ("wl", row["wl"])])
         self.rows.append(row)
 

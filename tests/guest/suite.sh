@@ -397,13 +397,13 @@ bad() {
 t_bad_input() {
 	set_all keys=1024 pid_max=32768 ops=500
 	long=$(awk 'BEGIN { while (i++ < 700) printf "9" }')
-	for f in indexes workload mix keys ops mode cpus pid_max repeat seed fork_window fork_lookups fork_exit sl_p sl_max_level rb_level testcase; do
+	for f in indexes workload mix keys ops mode cpus pid_max repeat seed fork_window fork_lookups fork_exit sl_p sl_max_level rb_level dependent testcase; do
 		bad $f "" EINVAL
 		bad $f "   " EINVAL
 		bad $f "garbage!" EINVAL
 		bad $f "$long" EINVAL
 	done
-	for f in keys ops pid_max repeat seed fork_window fork_lookups sl_p sl_max_level rb_level; do
+	for f in keys ops pid_max repeat seed fork_window fork_lookups sl_p sl_max_level rb_level dependent; do
 		bad $f -1 EINVAL
 		bad $f 12abc EINVAL
 		bad $f 99999999999999999999999 EINVAL
@@ -426,6 +426,7 @@ t_bad_input() {
 	bad sl_p 32 EINVAL
 	bad sl_max_level 17 EINVAL
 	bad rb_level 17 EINVAL
+	bad dependent 2 EINVAL
 	bad mix 50/50/1 EINVAL
 	bad mix 50/50 EINVAL
 	bad mix 50/25/25/0 EINVAL
@@ -476,6 +477,7 @@ t_busy() {
 	bad workload fork EBUSY
 	bad fork_lookups 1 EBUSY
 	bad fork_exit local EBUSY
+	bad dependent 1 EBUSY
 	bad stall_test 100 EBUSY
 	expect "second concurrent run gives EBUSY" EBUSY "$(wr testcase run)"
 	expect "reset during a run gives EBUSY" EBUSY "$(wr testcase reset)"
@@ -491,6 +493,58 @@ t_busy() {
 	expect "background run rows all verified" 0 "$v"
 	expect "module still loaded after refused rmmod" 1 "$(grep -c '^pidx ' /proc/modules)"
 	set_all mode=ipi keys=1024 pid_max=32768 ops=500 repeat=1
+}
+
+# dependent=1: each lookup's key waits for the previous lookup's result.
+# Every index verified so, in lookup and mixed storms and both modes; the
+# setting in every row, in test_result and as a module parameter; bad values
+# refused.  (That the chain costs what it should is a native check: under
+# TCG both settings cost the same.)
+t_dependent() {
+	expect "dependent defaults to 0" 0 "$(cat $D/dependent)"
+	set_all indexes=all keys=4096 ops=1000 repeat=1 pid_max=32768 cpus=all mix=90/5/5 dependent=1
+	for wl in lookup mixed; do
+		for mode in ipi kthread; do
+			name="dependent: $wl/$mode"
+			set_all workload=$wl mode=$mode
+			r=$(wr testcase run)
+			case $RT/$mode/$wl in
+			1/ipi/mixed) rt_refusal "$name" "$r"; continue ;;
+			esac
+			if [ "$r" != ok ]; then
+				fail "$name" "run gave $r: $(grep last $D/testcase)"
+				continue
+			fi
+			for ix in $INDEXES; do
+				v="$(col "$ix" verified) $(col "$ix" dependent) $(col "$ix" total_ops)"
+				if [ "$v" = "yes 1 $((NCPUS * 1000))" ]; then
+					pass "$name $ix verified, dependent=1 in its row"
+				elif [ "$v" = "  " ] && [ "$mode" = ipi ] && grep -q "^skipped: $ix:" $D/test_result; then
+					pass "$name $ix skipped, as test_result says"
+				else
+					fail "$name $ix" "'yes 1 $((NCPUS * 1000))' (verified, dependent, ops), saw '$v'"
+				fi
+			done
+		done
+	done
+	expect "dependent=1: test_result says so" 1 "$(grep -c '^pidx run .*, dependent lookups$' $D/test_result)"
+	for v in "" 2 -1 bogus 99999999999 1x 0x2; do bad dependent "$v" EINVAL; done
+	set_all dependent=0 workload=lookup mode=ipi
+	expect "dependent=0: run succeeds" ok "$(wr testcase run)"
+	expect "dependent=0: the column and test_result" "0 0" \
+		"$(col idr dependent) $(grep -c 'dependent lookups' $D/test_result)"
+	rmmod pidx
+	insmod "$KO" dependent=1
+	expect "module parameter dependent=1 applied" 1 "$(cat $D/dependent 2>/dev/null)"
+	rmmod pidx
+	if insmod "$KO" dependent=2 2>/dev/null; then
+		fail "module parameter dependent=2" "the load refused"
+		rmmod pidx
+	else
+		pass "module parameter dependent=2 refused"
+	fi
+	insmod "$KO" ops=500
+	set_all indexes=all keys=1024 ops=500
 }
 
 # Settings writers wait for each other: -EBUSY means a run or selftest is in
@@ -1119,7 +1173,7 @@ settings_selftest() {
 # nodes the guest has: each write and run answers ok or a clear error.
 t_settings() {
 	nn=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)
-	base="indexes=all workload=lookup mix=90/5/5 keys=256 pid_max=32768 ops=32 mode=ipi cpus=all repeat=1 seed=1 fork_window=16 sl_p=4 sl_max_level=0 rb_level=0 trace_visits=0 node=any pmu=auto"
+	base="indexes=all workload=lookup mix=90/5/5 keys=256 pid_max=32768 ops=32 mode=ipi cpus=all repeat=1 seed=1 fork_window=16 sl_p=4 sl_max_level=0 rb_level=0 trace_visits=0 node=any pmu=auto dependent=0"
 	# shellcheck disable=SC2086 # words on purpose
 	set_all $base
 	for ix in all $(cut -f1 $D/available) idr,maple; do
@@ -1186,6 +1240,7 @@ t_settings() {
 	for l in 1 16 8 0; do setrun sl_max_level=$l; done
 	for l in 1 16 0; do setrun rb_level=$l; done
 	for t in 1 0; do setrun trace_visits=$t; done
+	for t in 1 0; do setrun dependent=$t; done
 	for p in off sw auto; do setrun pmu=$p; done
 	for n in 0 1 interleave any; do
 		if [ "$n" = 1 ] && [ "$nn" -lt 2 ]; then
@@ -1773,6 +1828,7 @@ full)
 	timed t_repeats
 	timed t_fork_settings
 	timed t_pmu
+	timed t_dependent
 	timed t_dense
 	timed t_busy
 	timed t_setting_writers
