@@ -92,7 +92,10 @@ struct opts {
 	bool cachegrind;
 	bool cg_child;
 	bool quiet;
+	bool dump_keys;
 	const char *argv0;
+	/* the run's live set, made once before its first storm */
+	struct pidx_shape_set shape;
 };
 
 /* one row; cg: what cachegrind counted per operation, x 1000 */
@@ -255,6 +258,8 @@ static void usage(void)
 	       "  --ops N          operations per CPU [10000]\n"
 	       "  --repeat N       storms per index, interleaved across indexes [1]\n"
 	       "  --seed N         PRNG seed [1]\n"
+	       "  --shape S        the live set: dense (1..keys), spread, aged [dense]\n"
+	       "  --dump-keys      print the live set (first line: its facts), run nothing\n"
 	       "  --cpus LIST      CPUs that storm, one thread pinned to each [0]\n"
 	       "  --fork-window N  PIDs a fork storm CPU holds before it frees [64]\n"
 	       "  --fork-lookups N lookups of each forked PID, 0-3 [0]\n"
@@ -277,7 +282,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	enum { O_INDEXES = 256, O_WORKLOAD, O_MIX, O_KEYS, O_PID_MAX, O_OPS, O_REPEAT,
 	       O_SEED, O_CPUS, O_FORK_WINDOW, O_SL_P, O_SL_MAX_LEVEL, O_RB_LEVEL,
 	       O_TRACE, O_CG, O_CG_CHILD, O_CSV, O_RUN, O_QUIET, O_LIST, O_MODE,
-	       O_FORK_LOOKUPS, O_FORK_EXIT, O_DEPENDENT };
+	       O_FORK_LOOKUPS, O_FORK_EXIT, O_DEPENDENT, O_SHAPE, O_DUMP_KEYS };
 	static const struct option lo[] = {
 		{ "indexes", 1, NULL, O_INDEXES }, { "workload", 1, NULL, O_WORKLOAD },
 		{ "mix", 1, NULL, O_MIX }, { "keys", 1, NULL, O_KEYS },
@@ -292,6 +297,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		{ "mode", 1, NULL, O_MODE }, { "help", 0, NULL, 'h' },
 		{ "fork-lookups", 1, NULL, O_FORK_LOOKUPS }, { "fork-exit", 1, NULL, O_FORK_EXIT },
 		{ "dependent", 1, NULL, O_DEPENDENT },
+		{ "shape", 1, NULL, O_SHAPE }, { "dump-keys", 0, NULL, O_DUMP_KEYS },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pidx_config *cfg = &o->cfg;
@@ -336,6 +342,17 @@ static void parse_args(struct opts *o, int argc, char **argv)
 			break;
 		case O_MIX:
 			parse_mix(cfg, optarg);
+			break;
+		case O_SHAPE:
+			for (i = 0; i < PIDX_NR_SHAPES; i++)
+				if (!strcmp(optarg, pidx_shape_names[i]))
+					break;
+			if (i == PIDX_NR_SHAPES)
+				die(2, "--shape wants dense, spread or aged, not '%s'", optarg);
+			cfg->shape = i;
+			break;
+		case O_DUMP_KEYS:
+			o->dump_keys = true;
 			break;
 		case O_KEYS:
 			cfg->keys = parse_u32_opt("keys", optarg, 0, PIDX_PID_MAX_LIMIT);
@@ -500,8 +517,7 @@ static int prepare(struct pidx_storm *s, const char **why)
 	ret = pidx_prefill(s);
 	if (ret)
 		return ret;
-	pidx_storm_deal(s);
-	return 0;
+	return pidx_storm_deal(s);
 }
 
 /*
@@ -513,7 +529,8 @@ static int storm_one(const struct opts *o, const struct pidx_ops *ops, u32 repea
 		     struct pidx_result *res)
 {
 	const struct pidx_config *cfg = &o->cfg;
-	struct pidx_storm s = { .ops = ops, .cfg = cfg, .gfp = GFP_KERNEL };
+	struct pidx_storm s = { .ops = ops, .cfg = cfg, .gfp = GFP_KERNEL,
+				.shape = &o->shape };
 	unsigned int first = cpumask_first(&cfg->cpus), i;
 	long mem_before = atomic_long_read(&pidx_mem.bytes);
 	unsigned long msgs = kc_err_messages;
@@ -666,6 +683,7 @@ static void cg_run(const struct opts *o, const struct pidx_ops *ops, u32 nops,
 	push_arg(argv, &argc, "--pid-max=%u", cfg->pid_max);
 	push_arg(argv, &argc, "--ops=%u", nops);
 	push_arg(argv, &argc, "--seed=%llu", cfg->seed);
+	push_arg(argv, &argc, "--shape=%s", pidx_shape_names[cfg->shape]);
 	push_arg(argv, &argc, "--cpus=%s", cpus);
 	push_arg(argv, &argc, "--fork-window=%u", cfg->fork_window);
 	push_arg(argv, &argc, "--fork-lookups=%u", cfg->fork_lookups);
@@ -787,9 +805,12 @@ static void print_table(const struct opts *o, const struct row *rows, unsigned i
 	printf("pidx-user run %u: workload %s", o->run, pidx_workload_names[cfg->workload]);
 	if (cfg->workload == PIDX_WL_MIXED)
 		printf(" %u/%u/%u", cfg->mix[0], cfg->mix[1], cfg->mix[2]);
-	printf(", threads on cpus %s (%u), keys %u, ops %u per CPU, pid_max %u, seed %llu%s\n",
+	printf(", threads on cpus %s (%u), keys %u, ops %u per CPU, pid_max %u, seed %llu%s, shape %s",
 	       cpus, cpumask_weight(&cfg->cpus), cfg->keys, cfg->ops, cfg->pid_max, cfg->seed,
-	       cfg->dependent ? ", dependent lookups" : "");
+	       cfg->dependent ? ", dependent lookups" : "", pidx_shape_names[cfg->shape]);
+	if (cfg->shape == PIDX_SHAPE_AGED)
+		printf(" (%u wraps)", o->shape.wraps);
+	putchar('\n');
 	if (n)
 		printf("clock: one clock_gettime(CLOCK_MONOTONIC) pair costs %s ns; it is inside p50..max, not inside ns/op\n",
 		       milli(b[0], rows[0].r.clock_milli));
@@ -850,6 +871,22 @@ static void print_table(const struct opts *o, const struct row *rows, unsigned i
 	       "liburcu, SLUB-like slab, no interrupts off");
 }
 
+/*
+ * --dump-keys: the live set in the order the prefill inserts it, after a
+ * line of its facts, for the tests' statistics of the shapes.
+ */
+static void dump_keys(const struct opts *o)
+{
+	const struct pidx_shape_set *set = &o->shape;
+	u32 i;
+
+	printf("shape=%s keys=%u pid_max=%u wraps=%u cursor=%u forks=%llu daemons=%u\n",
+	       pidx_shape_names[set->shape], set->nkeys, o->cfg.pid_max, set->wraps,
+	       set->cursor, set->forks, set->daemons);
+	for (i = 0; i < set->nkeys; i++)
+		printf("%u\n", pidx_shape_key(set, i));
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -875,8 +912,16 @@ int main(int argc, char **argv)
 		die(1, "cannot start a call_rcu thread per CPU");
 	if (o.cfg.keys > pidx_space(o.cfg.pid_max))
 		die(1, "--keys %u exceeds pid_max - 1", o.cfg.keys);
-	if (pidx_plan(&o.cfg, cpumask_weight(&o.cfg.cpus), &slice, &cap, &why))
+	if (pidx_plan(&o.cfg, cpumask_weight(&o.cfg.cpus), &slice, &cap, &why) ||
+	    pidx_shape_check(&o.cfg, &why))
 		die(1, "run refused: %s", why);
+	ret = pidx_shape_make(&o.cfg, &o.shape);
+	if (ret)
+		die(1, "the live set was not made: %s", strerror(-ret));
+	if (o.dump_keys) {
+		dump_keys(&o);
+		return 0;
+	}
 	nsel = hweight_long(o.cfg.indexes);
 	rows = calloc(nsel * o.cfg.repeat, sizeof(*rows));
 	if (!rows)
@@ -907,6 +952,7 @@ int main(int argc, char **argv)
 	if (o.csv)
 		write_csv(o.csv, rows, n);
 	free(rows);
+	pidx_shape_free(&o.shape);
 	kc_set_cpu(-1);
 	if (!o.cg_child)
 		kc_rcu_percpu_callbacks_end();
