@@ -593,8 +593,11 @@ static int pidx_check_config(const struct pidx_config *cfg, const char **why)
 /* Why a run whose storm failed with @ret ended, for testcase. */
 static const char *pidx_storm_failed_why(int ret)
 {
+	static const char stopped[] =
+		"a fatal signal stopped the run: rows of the index it stopped in are dropped";
+
 	if (ret == -EINTR)
-		return "a fatal signal stopped the run: rows of the index it stopped in are dropped";
+		return stopped;
 	if (*pidx_storm_why)
 		return pidx_storm_why;
 	return "an index's storm failed: see dmesg";
