@@ -93,6 +93,7 @@ struct opts {
 	bool cg_child;
 	bool quiet;
 	bool dump_keys;
+	u32 churn;
 	const char *argv0;
 	/* the run's live set, made once before its first storm */
 	struct pidx_shape_set shape;
@@ -260,6 +261,8 @@ static void usage(void)
 	       "  --seed N         PRNG seed [1]\n"
 	       "  --shape S        the live set: dense (1..keys), spread, aged [dense]\n"
 	       "  --dump-keys      print the live set (first line: its facts), run nothing\n"
+	       "  --churn N        after the prefill, N times remove a key and insert it again:\n"
+	       "                   the same set in memory aged by churn [0]\n"
 	       "  --cpus LIST      CPUs that storm, one thread pinned to each [0]\n"
 	       "  --fork-window N  PIDs a fork storm CPU holds before it frees [64]\n"
 	       "  --fork-lookups N lookups of each forked PID, 0-3 [0]\n"
@@ -282,7 +285,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	enum { O_INDEXES = 256, O_WORKLOAD, O_MIX, O_KEYS, O_PID_MAX, O_OPS, O_REPEAT,
 	       O_SEED, O_CPUS, O_FORK_WINDOW, O_SL_P, O_SL_MAX_LEVEL, O_RB_LEVEL,
 	       O_TRACE, O_CG, O_CG_CHILD, O_CSV, O_RUN, O_QUIET, O_LIST, O_MODE,
-	       O_FORK_LOOKUPS, O_FORK_EXIT, O_DEPENDENT, O_SHAPE, O_DUMP_KEYS };
+	       O_FORK_LOOKUPS, O_FORK_EXIT, O_DEPENDENT, O_SHAPE, O_DUMP_KEYS, O_CHURN };
 	static const struct option lo[] = {
 		{ "indexes", 1, NULL, O_INDEXES }, { "workload", 1, NULL, O_WORKLOAD },
 		{ "mix", 1, NULL, O_MIX }, { "keys", 1, NULL, O_KEYS },
@@ -298,6 +301,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		{ "fork-lookups", 1, NULL, O_FORK_LOOKUPS }, { "fork-exit", 1, NULL, O_FORK_EXIT },
 		{ "dependent", 1, NULL, O_DEPENDENT },
 		{ "shape", 1, NULL, O_SHAPE }, { "dump-keys", 0, NULL, O_DUMP_KEYS },
+		{ "churn", 1, NULL, O_CHURN },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pidx_config *cfg = &o->cfg;
@@ -353,6 +357,9 @@ static void parse_args(struct opts *o, int argc, char **argv)
 			break;
 		case O_DUMP_KEYS:
 			o->dump_keys = true;
+			break;
+		case O_CHURN:
+			o->churn = parse_u32_opt("churn", optarg, 0, U32_MAX);
 			break;
 		case O_KEYS:
 			cfg->keys = parse_u32_opt("keys", optarg, 0, PIDX_PID_MAX_LIMIT);
@@ -500,10 +507,36 @@ static void *worker_main(void *arg)
 }
 
 /*
+ * --churn: the prefilled set unchanged, but each of @n steps frees the node
+ * of a random key and allocates it anew, as the fork/exit churn that made
+ * an aged set would have, so that the memory layout of a churned index
+ * can be held against that of one filled in order (docs/design.md).
+ */
+static void churn(struct pidx_storm *s, u32 n)
+{
+	u64 rng = pidx_rand_seed(s->cfg->seed, 0xfffd);
+	u32 i, key;
+	int ret;
+
+	for (i = 0; i < n && s->nkeys; i++) {
+		key = pidx_shape_key(s->shape, pidx_rand_below(&rng, s->nkeys));
+		do
+			ret = s->ops->remove(s->idx, key);
+		while (ret == -ENOMEM && s->ops->remove_may_fail);
+		if (!ret)
+			ret = s->ops->insert(s->idx, key, GFP_KERNEL);
+		if (ret)
+			die(1, "--churn: %s: key %u: %d", s->ops->name, key, ret);
+	}
+	/* the frees run now, on liburcu's thread, not inside the storm */
+	rcu_barrier();
+}
+
+/*
  * pidx_prepare() of pidx_core.c, the prefill on this thread, which stands
  * for the first storm CPU.
  */
-static int prepare(struct pidx_storm *s, const char **why)
+static int prepare(const struct opts *o, struct pidx_storm *s, const char **why)
 {
 	const struct pidx_config *cfg = s->cfg;
 	int ret;
@@ -517,6 +550,7 @@ static int prepare(struct pidx_storm *s, const char **why)
 	ret = pidx_prefill(s);
 	if (ret)
 		return ret;
+	churn(s, o->churn);
 	return pidx_storm_deal(s);
 }
 
@@ -546,7 +580,7 @@ static int storm_one(const struct opts *o, const struct pidx_ops *ops, u32 repea
 	ret = pidx_storm_create(&s);
 	if (ret)
 		goto out;
-	ret = prepare(&s, &why);
+	ret = prepare(o, &s, &why);
 	if (ret)
 		goto out;
 	atomic_set(&s.ready, 0);
@@ -684,6 +718,7 @@ static void cg_run(const struct opts *o, const struct pidx_ops *ops, u32 nops,
 	push_arg(argv, &argc, "--ops=%u", nops);
 	push_arg(argv, &argc, "--seed=%llu", cfg->seed);
 	push_arg(argv, &argc, "--shape=%s", pidx_shape_names[cfg->shape]);
+	push_arg(argv, &argc, "--churn=%u", o->churn);
 	push_arg(argv, &argc, "--cpus=%s", cpus);
 	push_arg(argv, &argc, "--fork-window=%u", cfg->fork_window);
 	push_arg(argv, &argc, "--fork-lookups=%u", cfg->fork_lookups);
