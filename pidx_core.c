@@ -667,7 +667,8 @@ int pidx_run(void)
 	 */
 	ret = pidx_shape_make(&cfg, &shape);
 	if (ret) {
-		why = "no memory for the run's live set";
+		why = ret == -ENOMEM ? "no memory for the run's live set" :
+		      "the run's live set was not made: see dmesg";
 		pr_err("pidx: run %u: shape %s not made (%d)\n", pidx_run_no,
 		       pidx_shape_names[cfg.shape], ret);
 	} else if (cfg.shape == PIDX_SHAPE_AGED) {
