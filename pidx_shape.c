@@ -178,6 +178,7 @@ int pidx_shape_make(const struct pidx_config *cfg, struct pidx_shape_set *set)
 	memset(set, 0, sizeof(*set));
 	set->shape = cfg->shape;
 	set->nkeys = cfg->keys;
+	set->seed = cfg->seed;
 	ret = pidx_shape_check(cfg, &why);
 	if (ret || !cfg->keys)
 		return ret;

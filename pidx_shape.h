@@ -33,6 +33,7 @@
 struct pidx_shape_set {
 	enum pidx_shape shape;
 	u32 nkeys;
+	u64 seed;		/* the seed the set was made from: the run's */
 	u64 scale;		/* spread: (pid_max - 1) * 2^32 / nkeys */
 	/* aged: the survivors in the order they were allocated */
 	u32 *order;

@@ -93,6 +93,8 @@ struct opts {
 	bool cg_child;
 	bool quiet;
 	bool dump_keys;
+	bool shape_seed_set;
+	u64 shape_seed;
 	u32 churn;
 	const char *argv0;
 	/* the run's live set, made once before its first storm */
@@ -285,7 +287,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	enum { O_INDEXES = 256, O_WORKLOAD, O_MIX, O_KEYS, O_PID_MAX, O_OPS, O_REPEAT,
 	       O_SEED, O_CPUS, O_FORK_WINDOW, O_SL_P, O_SL_MAX_LEVEL, O_RB_LEVEL,
 	       O_TRACE, O_CG, O_CG_CHILD, O_CSV, O_RUN, O_QUIET, O_LIST, O_MODE,
-	       O_FORK_LOOKUPS, O_FORK_EXIT, O_DEPENDENT, O_SHAPE, O_DUMP_KEYS, O_CHURN };
+	       O_FORK_LOOKUPS, O_FORK_EXIT, O_DEPENDENT, O_SHAPE, O_DUMP_KEYS, O_CHURN, O_SHAPE_SEED };
 	static const struct option lo[] = {
 		{ "indexes", 1, NULL, O_INDEXES }, { "workload", 1, NULL, O_WORKLOAD },
 		{ "mix", 1, NULL, O_MIX }, { "keys", 1, NULL, O_KEYS },
@@ -301,7 +303,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		{ "fork-lookups", 1, NULL, O_FORK_LOOKUPS }, { "fork-exit", 1, NULL, O_FORK_EXIT },
 		{ "dependent", 1, NULL, O_DEPENDENT },
 		{ "shape", 1, NULL, O_SHAPE }, { "dump-keys", 0, NULL, O_DUMP_KEYS },
-		{ "churn", 1, NULL, O_CHURN },
+		{ "churn", 1, NULL, O_CHURN }, { "shape-seed", 1, NULL, O_SHAPE_SEED },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pidx_config *cfg = &o->cfg;
@@ -357,6 +359,13 @@ static void parse_args(struct opts *o, int argc, char **argv)
 			break;
 		case O_DUMP_KEYS:
 			o->dump_keys = true;
+			break;
+		case O_SHAPE_SEED:
+			/* a cachegrind child's: the run's set, not its repeat's seed */
+			if (!parse_u64(optarg, &v))
+				die(2, "--shape-seed wants a number, not '%s'", optarg);
+			o->shape_seed = v;
+			o->shape_seed_set = true;
 			break;
 		case O_CHURN:
 			o->churn = parse_u32_opt("churn", optarg, 0, U32_MAX);
@@ -718,6 +727,7 @@ static void cg_run(const struct opts *o, const struct pidx_ops *ops, u32 nops,
 	push_arg(argv, &argc, "--ops=%u", nops);
 	push_arg(argv, &argc, "--seed=%llu", cfg->seed);
 	push_arg(argv, &argc, "--shape=%s", pidx_shape_names[cfg->shape]);
+	push_arg(argv, &argc, "--shape-seed=%llu", o->shape.seed);
 	push_arg(argv, &argc, "--churn=%u", o->churn);
 	push_arg(argv, &argc, "--cpus=%s", cpus);
 	push_arg(argv, &argc, "--fork-window=%u", cfg->fork_window);
@@ -924,6 +934,7 @@ static void dump_keys(const struct opts *o)
 
 int main(int argc, char **argv)
 {
+	struct pidx_config shape_cfg;
 	struct opts o;
 	u8 order[PIDX_MAX_INDEXES];
 	struct row *rows;
@@ -950,7 +961,11 @@ int main(int argc, char **argv)
 	if (pidx_plan(&o.cfg, cpumask_weight(&o.cfg.cpus), &slice, &cap, &why) ||
 	    pidx_shape_check(&o.cfg, &why))
 		die(1, "run refused: %s", why);
-	ret = pidx_shape_make(&o.cfg, &o.shape);
+	/* from the run's seed, before the repeats add theirs */
+	shape_cfg = o.cfg;
+	if (o.shape_seed_set)
+		shape_cfg.seed = o.shape_seed;
+	ret = pidx_shape_make(&shape_cfg, &o.shape);
 	if (ret)
 		die(1, "the live set was not made: %s", strerror(-ret));
 	if (o.dump_keys) {
