@@ -557,6 +557,17 @@ user_tests() {
 		else
 			fail "user: broken idr lookup" "exit 1, idr FAILED naming lookup, skiplist yes, saw exit $ok: $(grep -E '^(idr|skiplist) ' "$u/broken.out" | cut -c1-200 | tr '\n' ' ')"
 		fi
+		# under the aged shape, where a miss looks its key up in the
+		# bitmap of the keys nobody deletes (mixed storms delete)
+		"$u/broken/user/pidx-user" --indexes idr,skiplist --shape aged --workload mixed \
+			--mix 50/25/25 --keys 2K --ops 1000 --cpus 0 >"$u/broken-aged.out" 2>&1
+		ok=$?
+		if [ "$ok" = 1 ] && grep -q '^idr .*FAILED (.*lookup missed a key present' "$u/broken-aged.out" &&
+			grep -q '^skiplist .* yes$' "$u/broken-aged.out"; then
+			pass "user: the broken idr lookup fails an aged mixed storm too; skiplist verified"
+		else
+			fail "user: broken idr lookup, aged mixed" "exit 1, idr FAILED naming lookup, skiplist yes, saw exit $ok: $(grep -E '^(idr|skiplist) ' "$u/broken-aged.out" | cut -c1-200 | tr '\n' ' ')"
+		fi
 		if out=$(shape_aged_stats "$u/broken/user/pidx-user" "$u/broken-stats"); then
 			fail "user: aged set of a simulation that never wraps" "its statistics fail, saw: $out"
 		else
