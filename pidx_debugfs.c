@@ -573,13 +573,12 @@ static void pidx_show_header(struct seq_file *m, const struct pidx_result *r)
 	if (r->workload == PIDX_WL_FORK)
 		seq_printf(m, " (%u lookups, %s exit)", r->fork_lookups,
 			   pidx_fork_exit_names[r->fork_exit]);
-	seq_printf(m, ", mode %s, cpus %s (%u), keys %u, ops %u per CPU, pid_max %u, seed %llu%s, shape %s",
+	seq_printf(m, ", mode %s, cpus %s (%u), keys %u, ops %u per CPU, pid_max %u, seed %llu, shape %s",
 		   pidx_mode_names[r->mode], r->cpus, r->ncpus, r->keys,
-		   r->ops, r->pid_max, r->seed,
-		   r->dependent ? ", dependent lookups" : "", pidx_shape_names[r->shape]);
+		   r->ops, r->pid_max, r->seed, pidx_shape_names[r->shape]);
 	if (r->shape == PIDX_SHAPE_AGED)
 		seq_printf(m, " (%u wraps)", r->shape_wraps);
-	seq_putc(m, '\n');
+	seq_printf(m, "%s\n", r->dependent ? ", dependent lookups" : "");
 	seq_printf(m, "clock: one ktime_get_ns() pair costs %s ns; it is inside p50..max, not inside ns/op\n",
 		   pidx_milli(&b, r->clock_milli));
 	pidx_show_hypervisor(m);

@@ -850,12 +850,12 @@ static void print_table(const struct opts *o, const struct row *rows, unsigned i
 	printf("pidx-user run %u: workload %s", o->run, pidx_workload_names[cfg->workload]);
 	if (cfg->workload == PIDX_WL_MIXED)
 		printf(" %u/%u/%u", cfg->mix[0], cfg->mix[1], cfg->mix[2]);
-	printf(", threads on cpus %s (%u), keys %u, ops %u per CPU, pid_max %u, seed %llu%s, shape %s",
+	printf(", threads on cpus %s (%u), keys %u, ops %u per CPU, pid_max %u, seed %llu, shape %s",
 	       cpus, cpumask_weight(&cfg->cpus), cfg->keys, cfg->ops, cfg->pid_max, cfg->seed,
-	       cfg->dependent ? ", dependent lookups" : "", pidx_shape_names[cfg->shape]);
+	       pidx_shape_names[cfg->shape]);
 	if (cfg->shape == PIDX_SHAPE_AGED)
 		printf(" (%u wraps)", o->shape.wraps);
-	putchar('\n');
+	printf("%s\n", cfg->dependent ? ", dependent lookups" : "");
 	if (n)
 		printf("clock: one clock_gettime(CLOCK_MONOTONIC) pair costs %s ns; it is inside p50..max, not inside ns/op\n",
 		       milli(b[0], rows[0].r.clock_milli));
