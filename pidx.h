@@ -30,6 +30,13 @@
  *               returns the number of violations found (0: consistent) and
  *               reports each with pr_err().
  *  - mem_bytes(): memory the index holds now, in bytes.
+ *  - set_cursor(): optional; with no writer running, after a prefill by
+ *               insert(): the next alloc() searches from @next (in [1,
+ *               pid_max]), as after idr_set_cursor().  The engine puts the
+ *               cursor just past the last number a machine holding the
+ *               prefilled set would have allocated.  An index with per-CPU
+ *               ranges (alloc_ranges) moves the cursor its CPUs take their
+ *               next ranges from.
  *
  * alloc/insert/remove may be called from any context, including the
  * interrupts-off callback of on_each_cpu(), unless the index sets
@@ -124,6 +131,8 @@ struct pidx_ops {
 	bool (*lookup)(struct pidx_index *idx, u32 pid);
 	int (*remove)(struct pidx_index *idx, u32 pid);
 	int (*find_ge)(struct pidx_index *idx, u32 pid);
+
+	void (*set_cursor)(struct pidx_index *idx, u32 next);
 
 	unsigned int (*verify)(struct pidx_index *idx);
 	size_t (*mem_bytes)(struct pidx_index *idx);

@@ -1153,6 +1153,11 @@ static u32 ccs_check_node(struct ccs_check *chk, struct ccs_node *n,
 	return w;
 }
 
+static void ccs_set_cursor(struct pidx_index *idx, u32 next)
+{
+	to_ccs(idx)->cursor = next;
+}
+
 static unsigned int ccs_verify(struct pidx_index *idx)
 {
 	struct ccs *c = to_ccs(idx);
@@ -1264,6 +1269,7 @@ const struct pidx_ops pidx_ccskip_ops = {
 	.lookup		= ccs_lookup,
 	.remove		= ccs_remove,
 	.find_ge	= ccs_find_ge,
+	.set_cursor	= ccs_set_cursor,
 	.verify		= ccs_verify,
 	.mem_bytes	= ccs_mem_bytes,
 	.describe	= ccs_describe,

@@ -36,6 +36,7 @@
 #include <linux/smp.h>
 #include <linux/topology.h>
 #include <linux/vmalloc.h>
+#include "pidx_shape.h"
 #include "pidx_storm.h"
 
 struct pidx_mem_account pidx_mem;
@@ -385,7 +386,9 @@ static int pidx_prepare(struct pidx_storm *s)
 	ret = pidx_prefill_placed(s);
 	if (ret)
 		return ret;
-	pidx_storm_deal(s);
+	ret = pidx_storm_deal(s);
+	if (ret)
+		return ret;
 	for (wi = 0; wi < s->nworkers; wi++) {
 		struct pidx_worker *w = &s->workers[wi];
 
@@ -432,11 +435,12 @@ static void pidx_label_faults(struct pidx_result *res, long prefill, long storm)
 }
 
 static int pidx_storm_one(const struct pidx_ops *ops, const struct pidx_config *cfg,
-			  u32 repeat)
+			  const struct pidx_shape_set *shape, u32 repeat)
 {
 	struct pidx_storm s = {
 		.ops = pidx_run_faults ? pidx_nomem_wrap(ops) : ops,
 		.cfg = cfg,
+		.shape = shape,
 	};
 	long nomem_start = atomic_long_read(&pidx_nomem_count), nomem_filled;
 	struct pidx_result *res;
@@ -570,6 +574,9 @@ static int pidx_check_config(const struct pidx_config *cfg, const char **why)
 	ret = pidx_plan(cfg, ncpus, &slice, &cap, why);
 	if (ret)
 		return ret;
+	ret = pidx_shape_check(cfg, why);
+	if (ret)
+		return ret;
 	/*
 	 * on_each_cpu() callbacks run in hard IRQ on PREEMPT_RT too, where
 	 * spinlock_t is a sleeping lock and no memory may be allocated: the
@@ -583,9 +590,24 @@ static int pidx_check_config(const struct pidx_config *cfg, const char **why)
 	return 0;
 }
 
+/* Why a run whose storm failed with @ret ended, for testcase. */
+static const char *pidx_storm_failed_why(int ret)
+{
+	static const char stopped[] =
+		"a fatal signal stopped the run: rows of the index it stopped in are dropped";
+
+	if (ret == -EINTR)
+		return stopped;
+	if (*pidx_storm_why)
+		return pidx_storm_why;
+	return "an index's storm failed: see dmesg";
+}
+
 int pidx_run(void)
 {
-	static struct pidx_config cfg;	/* serialized by pidx_run_lock */
+	/* serialized by pidx_run_lock */
+	static struct pidx_config cfg;
+	static struct pidx_shape_set shape;
 	u8 order[PIDX_MAX_INDEXES];
 	const char *why = "";
 	unsigned long skipped;
@@ -640,6 +662,20 @@ int pidx_run(void)
 	/* dmesg marks: the VM runner tells a stall inside a run from a host pause */
 	pr_info("pidx: run %u begins\n", pidx_run_no);
 	/*
+	 * One live set for every storm of the run, made from the run's seed:
+	 * aged is simulated once.
+	 */
+	ret = pidx_shape_make(&cfg, &shape);
+	if (ret) {
+		why = ret == -ENOMEM ? "no memory for the run's live set" :
+		      "the run's live set was not made: see dmesg";
+		pr_err("pidx: run %u: shape %s not made (%d)\n", pidx_run_no,
+		       pidx_shape_names[cfg.shape], ret);
+	} else if (cfg.shape == PIDX_SHAPE_AGED) {
+		pr_info("pidx: aged set: %llu forks, %u wraps, cursor %u\n",
+			shape.forks, shape.wraps, shape.cursor);
+	}
+	/*
 	 * Repeats interleave the indexes so drift hits them all alike.  Each
 	 * repeat has its own seed, the run's plus the repeat, so repeats
 	 * sample structures (skip list heights, hash seeds, key orders) and
@@ -652,14 +688,13 @@ int pidx_run(void)
 		n = pidx_round_order(cfg.indexes, cfg.seed, order);
 		for (i = 0; i < n && !ret; i++)
 			if (!(pidx_run_skipped & BIT(order[i])))
-				ret = pidx_storm_one(pidx_index_table[order[i]], &cfg, rep);
+				ret = pidx_storm_one(pidx_index_table[order[i]], &cfg,
+						     &shape, rep);
 	}
-	if (ret == -EINTR)
-		why = "a fatal signal stopped the run: rows of the index it stopped in are dropped";
-	else if (ret && *pidx_storm_why)
-		why = pidx_storm_why;
-	else if (ret)
-		why = "an index's storm failed: see dmesg";
+	pidx_shape_free(&shape);
+	/* a live set not made has said why already */
+	if (ret && !*why)
+		why = pidx_storm_failed_why(ret);
 	pr_info("pidx: run %u ends (%d)\n", pidx_run_no, ret);
 out:
 	mutex_lock(&pidx_cfg_lock);

@@ -284,6 +284,21 @@ static void show_pmu(struct seq_file *m, const struct pidx_config *cfg)
 	seq_printf(m, "%s\n", pidx_pmu_mode_names[cfg->pmu]);
 }
 
+static int parse_shape(struct pidx_config *cfg, char *val)
+{
+	int i = pidx_parse_word(val, pidx_shape_names, PIDX_NR_SHAPES);
+
+	if (i < 0)
+		return i;
+	cfg->shape = i;
+	return 0;
+}
+
+static void show_shape(struct seq_file *m, const struct pidx_config *cfg)
+{
+	seq_printf(m, "%s\n", pidx_shape_names[cfg->shape]);
+}
+
 #define PIDX_SETTING(n) { .name = #n, .parse = parse_##n, .show = show_##n }
 #define PIDX_SETTING_U32(n)						\
 	{ .name = #n, .parse = parse_##n,				\
@@ -311,6 +326,7 @@ static const struct pidx_setting pidx_settings[] = {
 	PIDX_SETTING_U32(fork_lookups),
 	PIDX_SETTING(fork_exit),
 	PIDX_SETTING_U32(dependent),
+	PIDX_SETTING(shape),
 };
 
 /* Module parameters: the same words as the files, applied at load. */
@@ -335,6 +351,7 @@ module_param_named(pmu, pidx_params[16], charp, 0444);
 module_param_named(fork_lookups, pidx_params[17], charp, 0444);
 module_param_named(fork_exit, pidx_params[18], charp, 0444);
 module_param_named(dependent, pidx_params[19], charp, 0444);
+module_param_named(shape, pidx_params[20], charp, 0444);
 MODULE_PARM_DESC(indexes, "initial settings: each parameter takes the words of the debugfs file of its name");
 MODULE_PARM_DESC(mode, "ipi or kthread; the default is ipi, or kthread on PREEMPT_RT (where ipi storms may only read)");
 
@@ -556,10 +573,12 @@ static void pidx_show_header(struct seq_file *m, const struct pidx_result *r)
 	if (r->workload == PIDX_WL_FORK)
 		seq_printf(m, " (%u lookups, %s exit)", r->fork_lookups,
 			   pidx_fork_exit_names[r->fork_exit]);
-	seq_printf(m, ", mode %s, cpus %s (%u), keys %u, ops %u per CPU, pid_max %u, seed %llu%s\n",
+	seq_printf(m, ", mode %s, cpus %s (%u), keys %u, ops %u per CPU, pid_max %u, seed %llu, shape %s",
 		   pidx_mode_names[r->mode], r->cpus, r->ncpus, r->keys,
-		   r->ops, r->pid_max, r->seed,
-		   r->dependent ? ", dependent lookups" : "");
+		   r->ops, r->pid_max, r->seed, pidx_shape_names[r->shape]);
+	if (r->shape == PIDX_SHAPE_AGED)
+		seq_printf(m, " (%u wraps)", r->shape_wraps);
+	seq_printf(m, "%s\n", r->dependent ? ", dependent lookups" : "");
 	seq_printf(m, "clock: one ktime_get_ns() pair costs %s ns; it is inside p50..max, not inside ns/op\n",
 		   pidx_milli(&b, r->clock_milli));
 	pidx_show_hypervisor(m);

@@ -22,6 +22,14 @@ enum pidx_workload {
 	PIDX_NR_WORKLOADS
 };
 
+/* shape setting: which PIDs the prefill leaves (pidx_shape.h) */
+enum pidx_shape {
+	PIDX_SHAPE_DENSE,
+	PIDX_SHAPE_SPREAD,
+	PIDX_SHAPE_AGED,
+	PIDX_NR_SHAPES
+};
+
 enum pidx_mode {
 	PIDX_MODE_IPI,
 	PIDX_MODE_KTHREAD,
@@ -104,6 +112,7 @@ struct pidx_config {
 	u32 fork_lookups;		/* lookups of each new PID by a fork */
 	enum pidx_fork_exit fork_exit;
 	u32 dependent;			/* 0 or 1: lookups wait for each other */
+	enum pidx_shape shape;
 };
 
 /* Settings: written and read under pidx_cfg_lock; never while pidx_running. */
@@ -174,6 +183,9 @@ struct pidx_result {
 	u64 fork_local_exits;		/* remote: own PIDs freed, window full */
 
 	u32 dependent;			/* the setting: each lookup's key waited for the last */
+
+	enum pidx_shape shape;
+	u32 shape_wraps;		/* aged: the simulation's wraps */
 };
 
 /* Results since load or reset, oldest first; protected by pidx_results_lock. */

@@ -779,6 +779,11 @@ static int pidx_hash_find_ge(struct pidx_index *idx, u32 pid)
  * Writers are quiesced by contract and the resize worker is waited for, so
  * the table is walked without the lock.
  */
+static void pidx_hash_set_cursor(struct pidx_index *idx, u32 next)
+{
+	WRITE_ONCE(to_hash(idx)->cursor, next);
+}
+
 static unsigned int pidx_hash_verify(struct pidx_index *idx)
 {
 	struct pidx_hash *h = to_hash(idx);
@@ -966,6 +971,7 @@ const struct pidx_ops pidx_hash_ops = {
 	.lookup		= pidx_hash_lookup,
 	.remove		= pidx_hash_remove,
 	.find_ge	= pidx_hash_find_ge,
+	.set_cursor	= pidx_hash_set_cursor,
 	.verify		= pidx_hash_verify,
 	.mem_bytes	= pidx_hash_mem_bytes,
 	.describe	= pidx_hash_describe,

@@ -270,6 +270,11 @@ static struct idr_ref_walk idr_ref_walk(struct pidx_idr *r, u64 *per_node)
 	return w;
 }
 
+static void idr_ref_set_cursor(struct pidx_index *idx, u32 next)
+{
+	idr_set_cursor(&to_pidx_idr(idx)->idr, next);
+}
+
 static unsigned int idr_ref_verify(struct pidx_index *idx)
 {
 	return idr_ref_walk(to_pidx_idr(idx), NULL).bad;
@@ -306,6 +311,7 @@ const struct pidx_ops pidx_idr_ops = {
 	.lookup		= idr_ref_lookup,
 	.remove		= idr_ref_remove,
 	.find_ge	= idr_ref_find_ge,
+	.set_cursor	= idr_ref_set_cursor,
 	.verify		= idr_ref_verify,
 	.mem_bytes	= idr_ref_mem_bytes,
 	.describe	= idr_ref_describe,

@@ -771,6 +771,11 @@ static void lz_sum(struct lz *lz, struct lz_totals *t)
  * on each of its levels, so every level is the sub-list of level 0 of the
  * towers that reach it.  Writers are quiesced by contract.
  */
+static void lz_set_cursor(struct pidx_index *idx, u32 next)
+{
+	pidx_pidmap_set_cursor(&to_lz(idx)->pm, next);
+}
+
 static unsigned int lz_verify(struct pidx_index *idx)
 {
 	struct lz *lz = to_lz(idx);
@@ -902,6 +907,7 @@ const struct pidx_ops pidx_lazyskip_ops = {
 	.lookup		= lz_lookup,
 	.remove		= lz_remove,
 	.find_ge	= lz_find_ge,
+	.set_cursor	= lz_set_cursor,
 	.verify		= lz_verify,
 	.mem_bytes	= lz_mem_bytes,
 	.describe	= lz_describe,

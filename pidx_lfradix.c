@@ -735,6 +735,15 @@ static void lfr_verify_leaf(struct lfr_walk *w, struct lfr_leaf *leaf, u32 base)
 	w->keys += keys;
 }
 
+/*
+ * lfradix_pc too: its CPUs' ranges are still empty after a prefill by
+ * insert, so each CPU's first alloc takes its range from @next on.
+ */
+static void lfr_set_cursor(struct pidx_index *idx, u32 next)
+{
+	pidx_pidmap_set_cursor(&to_lfr(idx)->pm, next);
+}
+
 static unsigned int lfr_verify(struct pidx_index *idx)
 {
 	struct lfr *lf = to_lfr(idx);
@@ -824,6 +833,7 @@ const struct pidx_ops pidx_lfradix_ops = {
 	.lookup		= lfr_lookup,
 	.remove		= lfr_remove,
 	.find_ge	= lfr_find_ge,
+	.set_cursor	= lfr_set_cursor,
 	.verify		= lfr_verify,
 	.mem_bytes	= lfr_mem_bytes,
 	.describe	= lfr_describe,
@@ -841,6 +851,7 @@ const struct pidx_ops pidx_lfradix_pc_ops = {
 	.lookup		= lfr_lookup,
 	.remove		= lfr_remove,
 	.find_ge	= lfr_find_ge,
+	.set_cursor	= lfr_set_cursor,
 	.verify		= lfr_verify,
 	.mem_bytes	= lfr_mem_bytes,
 	.describe	= lfr_describe,

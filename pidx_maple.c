@@ -591,6 +591,11 @@ static unsigned int pidx_mt_check_iter(struct pidx_maple *m)
 	return w.bad;
 }
 
+static void pidx_maple_set_cursor(struct pidx_index *idx, u32 next)
+{
+	to_pidx_maple(idx)->cursor = next;
+}
+
 static unsigned int pidx_maple_verify(struct pidx_index *idx)
 {
 	struct pidx_maple *m = to_pidx_maple(idx);
@@ -634,6 +639,7 @@ const struct pidx_ops pidx_maple_ops = {
 	.lookup		= pidx_maple_lookup,
 	.remove		= pidx_maple_remove,
 	.find_ge	= pidx_maple_find_ge,
+	.set_cursor	= pidx_maple_set_cursor,
 	.verify		= pidx_maple_verify,
 	.mem_bytes	= pidx_maple_mem_bytes,
 	.describe	= pidx_maple_describe,

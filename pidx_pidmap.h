@@ -71,6 +71,12 @@ int pidx_pidmap_claim_cyclic(struct pidx_pidmap *pm, s64 *cur, u64 *lap);
 /* Moves the cursor forward only, to @next of lap @lap. */
 void pidx_pidmap_advance(struct pidx_pidmap *pm, s64 cur, u64 lap, u32 next);
 
+/* With no writer running: the next cyclic search starts at @next, same lap. */
+static inline void pidx_pidmap_set_cursor(struct pidx_pidmap *pm, u32 next)
+{
+	atomic64_set(&pm->cursor, (s64)((u64)atomic64_read(&pm->cursor) >> 32 << 32 | next));
+}
+
 static inline u32 pidx_pidmap_cursor(struct pidx_pidmap *pm)
 {
 	return (u32)atomic64_read(&pm->cursor);

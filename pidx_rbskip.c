@@ -470,6 +470,11 @@ static int pidx_rbskip_check_rb(struct pidx_rbskip *rb, struct rb_node *n,
  * order exactly the nodes of skip list level rb_level - 1, which are the
  * towers of height >= rb_level.
  */
+static void pidx_rbskip_set_cursor(struct pidx_index *idx, u32 next)
+{
+	WRITE_ONCE(to_rb(idx)->sl.cursor, next);
+}
+
 static unsigned int pidx_rbskip_verify(struct pidx_index *idx)
 {
 	struct pidx_rbskip *rb = to_rb(idx);
@@ -554,6 +559,7 @@ const struct pidx_ops pidx_rbskip_ops = {
 	.lookup		= pidx_rbskip_lookup,
 	.remove		= pidx_rbskip_remove,
 	.find_ge	= pidx_rbskip_find_ge,
+	.set_cursor	= pidx_rbskip_set_cursor,
 	.verify		= pidx_rbskip_verify,
 	.mem_bytes	= pidx_rbskip_mem_bytes,
 	.describe	= pidx_rbskip_describe,

@@ -50,6 +50,12 @@ const char *const pidx_pmu_mode_names[PIDX_NR_PMU_MODES] = {
 	[PIDX_PMU_SW]	= "sw",
 };
 
+const char *const pidx_shape_names[PIDX_NR_SHAPES] = {
+	[PIDX_SHAPE_DENSE]	= "dense",
+	[PIDX_SHAPE_SPREAD]	= "spread",
+	[PIDX_SHAPE_AGED]	= "aged",
+};
+
 /* the verified column of results.csv and test_result */
 const char *const pidx_verdict_names[PIDX_NR_VERDICTS] = {
 	[PIDX_VERIFIED]		= "yes",

@@ -23,6 +23,7 @@ extern const char *const pidx_mode_names[PIDX_NR_MODES];
 extern const char *const pidx_pmu_mode_names[PIDX_NR_PMU_MODES];
 extern const char *const pidx_fork_exit_names[PIDX_NR_EXITS];
 extern const char *const pidx_verdict_names[PIDX_NR_VERDICTS];
+extern const char *const pidx_shape_names[PIDX_NR_SHAPES];
 
 int pidx_index_by_name(const char *name);
 unsigned long pidx_indexes_all(void);

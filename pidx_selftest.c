@@ -302,6 +302,38 @@ out:
 }
 
 /*
+ * A prefill by insert() leaves the cursor where set_cursor() puts it: the
+ * next alloc() is the first free number from there, and from the floor
+ * once the cursor stands at pid_max.  An index with per-CPU ranges takes
+ * its first range there too; later numbers come from that range.
+ */
+static void pidx_st_set_cursor(struct pidx_st *st)
+{
+	const u32 pid_max = 1024;
+	const u32 keys[] = { 10, 20, 300, 700, 701, 1023 };
+	struct pidx_index *idx;
+	unsigned int i;
+
+	if (!CHECK_EQ(st, !!st->ops->set_cursor, true, "the index has set_cursor"))
+		return;
+	idx = pidx_st_create(st, pid_max);
+	if (!idx)
+		return;
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		CHECK_EQ(st, st->ops->insert(idx, keys[i], GFP_KERNEL), 0, "insert");
+	st->ops->set_cursor(idx, 700);
+	CHECK_EQ(st, st->ops->alloc(idx, GFP_KERNEL), 702,
+		 "alloc after set_cursor: the first free number from the cursor");
+	if (!st->ops->alloc_ranges) {
+		st->ops->set_cursor(idx, pid_max);
+		CHECK_EQ(st, st->ops->alloc(idx, GFP_KERNEL), 301,
+			 "alloc after set_cursor(pid_max): from the floor");
+	}
+	CHECK_EQ(st, st->ops->verify(idx), 0, "verify after set_cursor");
+	st->ops->destroy(idx);
+}
+
+/*
  * Random operations while this task's allocations may fail (fault_inject's
  * selftest bit, with failslab's task-filter Y and ignore-gfp-wait N; the
  * other phases run unmarked, so a -ENOMEM there is a real failure).  What
@@ -1903,6 +1935,7 @@ unsigned int pidx_selftest_index(const struct pidx_ops *ops,
 	if (!races_only) {
 		pidx_st_faults(&st);
 		pidx_st_basic(&st);
+		pidx_st_set_cursor(&st);
 		pidx_st_random(&st, 1024, 20000);
 		pidx_st_random(&st, 65536, ST_RANDOM_OPS);
 	}

@@ -694,6 +694,11 @@ static int pidx_skiplist_find_ge(struct pidx_index *idx, u32 pid)
 	return n ? n->key : -ENOENT;
 }
 
+static void pidx_skiplist_set_cursor(struct pidx_index *idx, u32 next)
+{
+	WRITE_ONCE(to_sl(idx)->cursor, next);
+}
+
 static unsigned int pidx_skiplist_verify(struct pidx_index *idx)
 {
 	return pidx_sl_verify(to_sl(idx));
@@ -725,6 +730,7 @@ const struct pidx_ops pidx_skiplist_ops = {
 	.lookup		= pidx_skiplist_lookup,
 	.remove		= pidx_skiplist_remove,
 	.find_ge	= pidx_skiplist_find_ge,
+	.set_cursor	= pidx_skiplist_set_cursor,
 	.verify		= pidx_skiplist_verify,
 	.mem_bytes	= pidx_skiplist_mem_bytes,
 	.describe	= pidx_skiplist_describe,

@@ -150,6 +150,7 @@ void pidx_result_init(struct pidx_result *res, const struct pidx_ops *ops,
 	res->fork_exit = pidx_fork_remote(cfg, cpumask_weight(&cfg->cpus)) ?
 			 PIDX_EXIT_REMOTE : PIDX_EXIT_LOCAL;
 	res->pmu = cfg->pmu;
+	res->shape = cfg->shape;
 	res->numa_node = cfg->node;
 	res->numa_note = "";
 	pidx_fill_cpu_nodes(res, cfg);
@@ -261,6 +262,51 @@ static int pidx_prefill_misordered(struct pidx_storm *s, u32 i, int pid,
 	return -EUCLEAN;
 }
 
+/*
+ * The spread and aged prefill: the set's keys inserted in the shape's
+ * order (aged: the order they were allocated in), then the cursor put
+ * just past the last number allocated, where a machine that made the set
+ * would have it.
+ */
+static int pidx_prefill_shape(struct pidx_storm *s)
+{
+	const struct pidx_config *cfg = s->cfg;
+	unsigned int tries;
+	u32 i, key;
+	int ret;
+
+	for (i = 0; i < cfg->keys; i++) {
+		key = pidx_shape_key(s->shape, i);
+		if (cfg->node == PIDX_NODE_INTERLEAVE && !s->ops->alloc_ranges &&
+		    (!i || !(key & 63)))
+			pidx_prefill_move(pidx_mem_node(cfg->node, key));
+		ret = s->ops->insert(s->idx, key, GFP_KERNEL);
+		for (tries = 1; ret == -ENOMEM && tries < PIDX_PREFILL_TRIES; tries++) {
+			cond_resched();
+			ret = s->ops->insert(s->idx, key, GFP_KERNEL);
+		}
+		if (ret == -ENOMEM) {
+			snprintf(pidx_storm_why, sizeof(pidx_storm_why),
+				 "prefill of %s: no memory for key %u of %u in %u tries: not stormed",
+				 s->ops->name, i + 1, cfg->keys, PIDX_PREFILL_TRIES);
+			pr_err("pidx: %s\n", pidx_storm_why);
+		}
+		if (ret) {
+			pr_err("pidx: %s: prefill insert of %u returned %d\n",
+			       s->ops->name, key, ret);
+			return ret == -ENOMEM ? ret : -EUCLEAN;
+		}
+		if (!(i & 0xfff)) {
+			if (READ_ONCE(s->abort))
+				return -EINTR;
+			cond_resched();
+		}
+	}
+	if (s->ops->set_cursor)
+		s->ops->set_cursor(s->idx, s->shape->cursor);
+	return 0;
+}
+
 /* prefill in process context, as fork does, checking each number */
 int pidx_prefill(struct pidx_storm *s)
 {
@@ -269,6 +315,8 @@ int pidx_prefill(struct pidx_storm *s)
 	bool moved = false;
 	u32 i;
 
+	if (s->shape->shape != PIDX_SHAPE_DENSE)
+		return pidx_prefill_shape(s);
 	for (i = 0; i < cfg->keys; i++) {
 		int pid;
 
@@ -314,7 +362,7 @@ int pidx_prefill(struct pidx_storm *s)
  * After the prefill: where the index's objects lie, the storm's order of
  * the keys, and each CPU's slice of them in its ring.
  */
-void pidx_storm_deal(struct pidx_storm *s)
+int pidx_storm_deal(struct pidx_storm *s)
 {
 	u64 rng = pidx_rand_seed(s->cfg->seed, 0xffff);
 	unsigned int wi;
@@ -325,13 +373,24 @@ void pidx_storm_deal(struct pidx_storm *s)
 		s->mem_nodes_known = true;
 	}
 	pidx_order_init(s, &rng);
+	/* a miss of a key off the dense range finds its owner here */
+	if (s->shape->shape != PIDX_SHAPE_DENSE && s->stable && s->stable < s->nkeys) {
+		s->stable_map = bitmap_zalloc(s->cfg->pid_max, GFP_KERNEL);
+		if (!s->stable_map)
+			return -ENOMEM;
+		for (n = 0; n < s->stable; n++)
+			__set_bit(pidx_key_of(s, n), s->stable_map);
+	}
 	for (wi = 0; wi < s->nworkers; wi++) {
 		struct pidx_worker *w = &s->workers[wi];
 
 		for (n = 0; n < s->slice; n++)
 			w->ring[n] = pidx_key_of(s, s->stable + wi * s->slice + n);
 		w->ring_len = s->slice;
+		/* the CPUs' walks start apart, so they do not look up in step */
+		w->walk_pos = (u64)s->nkeys * wi / s->nworkers;
 	}
+	return 0;
 }
 
 /*
@@ -596,6 +655,7 @@ void pidx_storm_check(struct pidx_storm *s, struct pidx_result *res,
 			pidx_fail(res, "verify found %u violations (see %s)", bad, log);
 		present = pidx_check_contents(s, res);
 	}
+	res->shape_wraps = s->shape->wraps;
 	res->mem_bytes = ops->mem_bytes(s->idx);
 	res->bytes_per_key_milli = pidx_milli_div(res->mem_bytes, present);
 	if (ops->describe)
@@ -628,6 +688,7 @@ void pidx_storm_end(struct pidx_storm *s, struct pidx_result *res,
 	}
 	kfree(s->workers);
 	kfree(s->worker_of);
+	bitmap_free(s->stable_map);
 	if (!ret && atomic_long_read(&pidx_mem.bytes) != mem_before)
 		pidx_fail(res, "index leaked %ld bytes",
 			  atomic_long_read(&pidx_mem.bytes) - mem_before);
@@ -691,7 +752,9 @@ void pidx_csv_row(char *buf, size_t size, const struct pidx_result *r,
 		n += scnprintf(buf + n, size - n, "n/a,n/a,");
 	/* the storms whose lookups it chains */
 	if (r->workload == PIDX_WL_LOOKUP || r->workload == PIDX_WL_MIXED)
-		scnprintf(buf + n, size - n, "%u\n", r->dependent);
+		n += scnprintf(buf + n, size - n, "%u,", r->dependent);
 	else
-		scnprintf(buf + n, size - n, "n/a\n");
+		n += scnprintf(buf + n, size - n, "n/a,");
+	scnprintf(buf + n, size - n, "%s,%u\n", pidx_shape_names[r->shape],
+		  r->shape_wraps);
 }

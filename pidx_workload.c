@@ -5,6 +5,7 @@
  * and latency sampling around them, and each workload's plan.  Built into
  * the module and, unchanged, into user/pidx-user (see pidx_workload.h).
  */
+#include <linux/bitops.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -64,16 +65,16 @@ static void pidx_ring_unpop(struct pidx_worker *w, u32 pid)
 	w->ring_len++;
 }
 
-/* Position of @j in the storm's order: the PID, in [1, nkeys]. */
+/* Position @j in the storm's order: its PID, the shape's key there. */
 u32 pidx_key_of(const struct pidx_storm *s, u32 j)
 {
 	u32 rem;
 
 	div_u64_rem((u64)j * s->perm_mul + s->perm_add, s->nkeys, &rem);
-	return rem + 1;
+	return pidx_shape_key(s->shape, rem);
 }
 
-/* pidx_key_of() backwards: where PID @key stands in the storm's order. */
+/* pidx_key_of() backwards for dense keys: where PID @key stands in the order. */
 static u32 pidx_pos_of(const struct pidx_storm *s, u32 key)
 {
 	u32 rem;
@@ -144,10 +145,36 @@ static noinline void pidx_lookup_missed(struct pidx_worker *w, u32 key)
 {
 	struct pidx_storm *s = w->storm;
 
+	if (!s->stable)
+		return;
 	/* the division of pidx_pos_of() only here: misses are rare */
-	if (s->stable &&
-	    (s->stable == s->nkeys || pidx_pos_of(s, key) < s->stable))
+	if (s->stable == s->nkeys ||
+	    (s->stable_map ? test_bit(key, s->stable_map) :
+	     pidx_pos_of(s, key) < s->stable))
 		pidx_worker_error(w, key, pidx_why_missed);
+}
+
+/*
+ * A PID of the set, uniform over it: the same few instructions for every
+ * index, and no load but the aged walk's, which runs through memory in
+ * order.  A spread key is the shape's map of a uniform position.
+ */
+static __always_inline u32 pidx_draw_key(const struct pidx_shape_set *set,
+					 u64 *rng, u32 *walk_pos)
+{
+	u32 i;
+
+	switch (set->shape) {
+	case PIDX_SHAPE_SPREAD:
+		return pidx_shape_key(set, pidx_rand_below(rng, set->nkeys));
+	case PIDX_SHAPE_AGED:
+		i = (*walk_pos)++;
+		if (unlikely(*walk_pos == set->nkeys))
+			*walk_pos = 0;
+		return set->walk[i];
+	default:
+		return 1 + pidx_rand_below(rng, set->nkeys);
+	}
 }
 
 /* Looks up @key, a prefilled PID; returns what the index's lookup did. */
@@ -193,36 +220,7 @@ static __always_inline u32 pidx_chain_zero(bool ret)
  */
 static void pidx_op_lookup(struct pidx_worker *w)
 {
-	pidx_lookup_pid(w, 1 + pidx_rand_below(&w->rng, w->storm->nkeys));
-}
-
-/*
- * A timed batch of a lookup storm without visit tracing: pidx_op_lookup()
- * @n times, the same PIDs from the same stream, in one loop that keeps the
- * generator and the index in registers.  Through pidx_one_op() every
- * lookup paid two calls' register saves, the workload switch and the
- * generator's trip through memory: about 60 of the null index's 104
- * instructions per lookup, half the engine's cost that every index's time
- * includes.
- */
-static noinline void pidx_lookup_batch(struct pidx_worker *w, u32 n)
-{
-	struct pidx_storm *s = w->storm;
-	bool (*lookup)(struct pidx_index *idx, u32 pid) = s->ops->lookup;
-	struct pidx_index *idx = s->idx;
-	u32 nkeys = s->nkeys, key, i;
-	u64 rng = w->rng;
-	bool hit;
-
-	for (i = 0; i < n; i++) {
-		key = 1 + pidx_rand_below(&rng, nkeys);
-		rcu_read_lock();
-		hit = lookup(idx, key);
-		rcu_read_unlock();
-		if (unlikely(!hit))
-			pidx_lookup_missed(w, key);
-	}
-	w->rng = rng;
+	pidx_lookup_pid(w, pidx_draw_key(w->storm->shape, &w->rng, &w->walk_pos));
 }
 
 /*
@@ -237,31 +235,79 @@ static void pidx_chain_check(struct pidx_worker *w, u32 chain)
 }
 
 /*
- * pidx_lookup_batch() with dependent=1: each key waits for the previous
- * lookup's return value (pidx_chain_zero()).  objdump shows the chain as
- * data in this loop: the lookup's %al, zero-extended, shifted right by one
- * and added to the next key in %esi, with no branch between.
+ * A timed batch of a lookup storm without visit tracing: pidx_op_lookup()
+ * @n times, the same PIDs from the same stream, in one loop that keeps the
+ * generator and the index in registers.  Through pidx_one_op() every
+ * lookup paid two calls' register saves, the workload switch and the
+ * generator's trip through memory: about 60 of the null index's 104
+ * instructions per lookup, half the engine's cost that every index's time
+ * includes.  @shape and @dependent are constants in each caller, so each
+ * loop draws its own way with no switch, and only a dependent one chains.
+ * With @dependent each key waits for the previous lookup's return value
+ * (pidx_chain_zero()): objdump shows the chain as data in that loop, the
+ * lookup's %al, zero-extended, shifted right by one and added to the next
+ * key, with no branch between.
  */
-static noinline void pidx_lookup_chain(struct pidx_worker *w, u32 n)
+static __always_inline void pidx_lookup_loop(struct pidx_worker *w, u32 n,
+					     const enum pidx_shape shape,
+					     const bool dependent)
 {
 	struct pidx_storm *s = w->storm;
 	bool (*lookup)(struct pidx_index *idx, u32 pid) = s->ops->lookup;
 	struct pidx_index *idx = s->idx;
-	u32 nkeys = s->nkeys, key, chain = 0, i;
+	struct pidx_shape_set set = *s->shape;
+	u32 walk_pos = w->walk_pos, key, chain = 0, i;
 	u64 rng = w->rng;
 	bool hit;
 
+	set.shape = shape;
 	for (i = 0; i < n; i++) {
-		key = 1 + pidx_rand_below(&rng, nkeys) + chain;
+		key = pidx_draw_key(&set, &rng, &walk_pos);
+		if (dependent)
+			key += chain;
 		rcu_read_lock();
 		hit = lookup(idx, key);
 		rcu_read_unlock();
-		chain = pidx_chain_zero(hit);
+		if (dependent)
+			chain = pidx_chain_zero(hit);
 		if (unlikely(!hit))
 			pidx_lookup_missed(w, key);
 	}
 	w->rng = rng;
-	pidx_chain_check(w, chain);
+	w->walk_pos = walk_pos;
+	if (dependent)
+		pidx_chain_check(w, chain);
+}
+
+static noinline void pidx_lookup_batch(struct pidx_worker *w, u32 n)
+{
+	switch (w->storm->shape->shape) {
+	case PIDX_SHAPE_SPREAD:
+		pidx_lookup_loop(w, n, PIDX_SHAPE_SPREAD, false);
+		break;
+	case PIDX_SHAPE_AGED:
+		pidx_lookup_loop(w, n, PIDX_SHAPE_AGED, false);
+		break;
+	default:
+		pidx_lookup_loop(w, n, PIDX_SHAPE_DENSE, false);
+		break;
+	}
+}
+
+/* pidx_lookup_batch() with dependent=1. */
+static noinline void pidx_lookup_chain(struct pidx_worker *w, u32 n)
+{
+	switch (w->storm->shape->shape) {
+	case PIDX_SHAPE_SPREAD:
+		pidx_lookup_loop(w, n, PIDX_SHAPE_SPREAD, true);
+		break;
+	case PIDX_SHAPE_AGED:
+		pidx_lookup_loop(w, n, PIDX_SHAPE_AGED, true);
+		break;
+	default:
+		pidx_lookup_loop(w, n, PIDX_SHAPE_DENSE, true);
+		break;
+	}
 }
 
 static void pidx_op_insert(struct pidx_worker *w)
@@ -323,13 +369,14 @@ static void pidx_op_mixed(struct pidx_worker *w)
 static noinline void pidx_mixed_chain(struct pidx_worker *w, u32 n)
 {
 	const u32 *mix = w->storm->cfg->mix;
-	u32 nkeys = w->storm->nkeys, chain = 0, r, i;
+	const struct pidx_shape_set *set = w->storm->shape;
+	u32 chain = 0, r, i;
 
 	for (i = 0; i < n; i++) {
 		r = pidx_rand_below(&w->rng, 100);
 		if (r < mix[PIDX_MIX_LOOKUP])
-			chain = pidx_chain_zero(pidx_lookup_pid(w, 1 + chain +
-					pidx_rand_below(&w->rng, nkeys)));
+			chain = pidx_chain_zero(pidx_lookup_pid(w, chain +
+					pidx_draw_key(set, &w->rng, &w->walk_pos)));
 		else if (r < mix[PIDX_MIX_LOOKUP] + mix[PIDX_MIX_INSERT])
 			pidx_op_insert(w);
 		else

@@ -12,6 +12,7 @@
 #include <linux/completion.h>
 #include <linux/spinlock.h>
 #include "pidx_engine.h"
+#include "pidx_shape.h"
 
 #define PIDX_BATCH_MAX		1024U
 #define PIDX_BATCH_MIN		16U
@@ -59,6 +60,8 @@ struct pidx_worker {
 	u32 iter_next;
 	u32 iter_seen;
 
+	u32 walk_pos;			/* aged: this CPU's place in the shape's walk */
+
 	/* bounds: the longest ipi callback (irqs off) and kthread batch */
 	u64 irqs_off_max_ns;
 	u64 batch_max_ns;
@@ -77,14 +80,21 @@ struct pidx_storm {
 	u64 round_max_ns;		/* ipi: longest on_each_cpu round */
 
 	/*
-	 * The prefill's PIDs are 1..nkeys, checked as they are made (the null
-	 * index's excepted).  The storm takes them in the order of an affine
-	 * permutation, pidx_key_of(): the j-th is 1 + (j * mul + add) % nkeys.
-	 * [0, stable) of that order are never deleted; each CPU owns a slice
-	 * of the rest.  A formula, not an array: a lookup draws its PID with
-	 * a few instructions instead of a load from 4 MB of keys at 1M keys,
-	 * which cost the engine (and every index's lookup) a cache miss.
+	 * The prefill's PIDs are the run's shape, key i for i in [0, nkeys)
+	 * (pidx_shape_key(); dense: 1..nkeys, checked as they are made, the
+	 * null index's excepted).  The storm takes them in the order of an
+	 * affine permutation, pidx_key_of(): the j-th is key (j * mul + add) %
+	 * nkeys.  [0, stable) of that order are never deleted; each CPU owns a
+	 * slice of the rest.  A formula, not an array: a lookup draws its PID
+	 * with a few instructions instead of a load from 4 MB of keys at 1M
+	 * keys, which cost the engine (and every index's lookup) a cache miss.
+	 * The aged shape has no formula: its lookups walk a shuffled copy of
+	 * the set in turn, each CPU from its own place, loads the hardware
+	 * prefetches (shape->walk).
 	 */
+	const struct pidx_shape_set *shape;
+	/* spread and aged: the keys nobody may delete, for a lookup's miss */
+	unsigned long *stable_map;
 	u32 nkeys;
 	u32 stable;
 	u32 slice;			/* keys each CPU owns at the start */

@@ -49,6 +49,15 @@ to $OUT.  Every option has an environment equivalent (in brackets).
                       1024 and 1048576 [KEYS]
                       quick 1K,32K,256K; full 1K,4K,32K,256K,1M
   --cpu-sweep-keys N  keys size of the CPU sweep [CPU_SWEEP_KEYS=32K]
+  --pid-max LIST      pid_max values each keys size runs at [PID_MAX=auto]:
+                      auto is the machine's: 32768 (the kernel's default)
+                      for keys up to 16K, 4194304 (systemd's on 64-bit)
+                      from 32K keys; fit is the smallest power of two from
+                      32768 up that holds 2 x keys + ops x CPUs; a number
+                      runs the keys sizes that fit under it
+  --shapes LIST       live sets, each a configuration of its own: dense,
+                      spread, aged [SHAPES=dense]; a shape that does not
+                      fit a pid_max is left out there
   --keys-cpus N       CPUs of the keys sweep [KEYS_CPUS]; default all online
   --ops N             operations per CPU per storm [OPS]
                       quick 20000; full 100000; delete storms get at most
@@ -89,7 +98,8 @@ to $OUT.  Every option has an environment equivalent (in brackets).
   PIDX_DEBUGFS        the debugfs directory [/sys/kernel/debug/pidx]
 
 Progress, one line per configuration on stderr:
-  [done/total] elapsed Ns, ETA Ns: index=... workload=... cpus=N keys=N mode=M
+  [done/total] elapsed Ns, ETA Ns: index=... workload=... cpus=N keys=N
+  pid_max=N shape=S mode=M
 Exit status: 0 when every write and run succeeded, 1 when any failed (the
 sweep goes on with the other configurations), 2 on a usage error.
 EOF
@@ -112,6 +122,8 @@ KEYS=${KEYS:-}
 KEYS_CPUS=${KEYS_CPUS:-}
 CACHEGRIND=${CACHEGRIND:-0}
 CPU_SWEEP_KEYS=${CPU_SWEEP_KEYS:-32K}
+PID_MAX=${PID_MAX:-auto}
+SHAPES=${SHAPES:-dense}
 OPS=${OPS:-}
 REPEAT=${REPEAT:-}
 SEED=${SEED:-1}
@@ -135,6 +147,8 @@ while [ $# -gt 0 ]; do
 	--cpus) need_arg "$@"; CPUS=$2; shift ;;
 	--keys) need_arg "$@"; KEYS=$2; shift ;;
 	--cpu-sweep-keys) need_arg "$@"; CPU_SWEEP_KEYS=$2; shift ;;
+	--pid-max) need_arg "$@"; PID_MAX=$2; shift ;;
+	--shapes) need_arg "$@"; SHAPES=$2; shift ;;
 	--keys-cpus) need_arg "$@"; KEYS_CPUS=$2; shift ;;
 	--cachegrind) CACHEGRIND=1 ;;
 	--ops) need_arg "$@"; OPS=$2; shift ;;
@@ -231,6 +245,26 @@ done
 KEYS_L=$(num_list "$KEYS") || exit 2
 SWEEP_K=$(to_num "$CPU_SWEEP_KEYS") || die "--cpu-sweep-keys '$CPU_SWEEP_KEYS' is not a number" 2
 MODES_L=$(echo "$MODES" | tr ',' ' ')
+PIDMAX_L=
+for p in $(echo "$PID_MAX" | tr ',' ' '); do
+	case $p in
+	auto | fit) ;;
+	*)
+		p=$(to_num "$p") || die "--pid-max: '$p' is not auto, fit or a number" 2
+		if [ "$p" -lt 301 ] || [ "$p" -gt 4194304 ]; then
+			die "--pid-max: $p is not in 301..4194304" 2
+		fi
+		;;
+	esac
+	PIDMAX_L="$PIDMAX_L $p"
+done
+PIDMAX_L=${PIDMAX_L# }
+[ -n "$PIDMAX_L" ] || die "empty --pid-max" 2
+SHAPES_L=$(echo "$SHAPES" | tr ',' ' ')
+[ -n "$SHAPES_L" ] || die "empty --shapes" 2
+for sh in $SHAPES_L; do
+	case $sh in dense | spread | aged) ;; *) die "unknown shape '$sh' (dense, spread, aged)" 2 ;; esac
+done
 # pidx-user has the kthread mode only: threads, no on_each_cpu()
 if [ -n "$PIDX_USER" ]; then
 	case " $MODES_L " in
@@ -354,12 +388,44 @@ fi
 
 # ---------------------------------------------------------------- plan
 # one line per configuration:
-#   MODE NCPUS KEYS WORKLOAD(:MIX) [visits|node=N|cachegrind|dependent]
+#   MODE NCPUS KEYS PID_MAX SHAPE WORKLOAD(:MIX) [visits|node=N|cachegrind|dependent]
+# PID_MAX is a number, or fit (chosen when the configuration runs, from its
+# ops and CPUs).
+
+# the pid_max values of KEYS, one "PID_MAX SHAPE" line per shape that fits
+spaces() { # KEYS
+	for p in $PIDMAX_L; do
+		case $p in
+		auto) if [ "$1" -le 16384 ]; then p=32768; else p=4194304; fi ;;
+		fit) ;;
+		*)
+			if [ "$1" -ge "$p" ]; then
+				say "note: keys $1 do not fit pid_max $p: left out there"
+				continue
+			fi
+			;;
+		esac
+		for sh in $SHAPES_L; do
+			# the module's rules (pidx_shape_check()); fit always has room
+			if [ "$p" != fit ]; then
+				if [ "$sh" = spread ] && [ $((2 * $1)) -gt $((p - 1)) ]; then
+					say "note: spread needs pid_max - 1 >= 2 x keys: keys $1 at pid_max $p left out"
+					continue
+				fi
+				if [ "$sh" = aged ] && [ "$1" -gt $((p - 301)) ]; then
+					say "note: aged needs keys <= pid_max - 301: keys $1 at pid_max $p left out"
+					continue
+				fi
+			fi
+			echo "$p $sh"
+		done
+	done
+}
 
 # a keys or CPU sweep configuration, once per --dependent value where the
 # setting changes the storm
-sweep_line() { # MODE NCPUS KEYS WORKLOAD
-	case $4 in
+sweep_line() { # MODE NCPUS KEYS PID_MAX SHAPE WORKLOAD
+	case $6 in
 	lookup | mixed | mixed:*)
 		for d in $DEP_L; do
 			if [ "$d" = 1 ]; then echo "$* dependent"; else echo "$*"; fi
@@ -372,39 +438,49 @@ sweep_line() { # MODE NCPUS KEYS WORKLOAD
 plan() {
 	if [ "$CACHEGRIND" = 1 ]; then
 		for k in $KEYS_L; do
-			for w in $WL_ALL; do
-				echo "kthread 1 $k $w cachegrind"
-			done
-			for a in $WL_AT; do
-				[ "$k" -le "${a#*@}" ] && echo "kthread 1 $k ${a%@*} cachegrind"
+			spaces "$k" | while read -r p sh; do
+				for w in $WL_ALL; do
+					echo "kthread 1 $k $p $sh $w cachegrind"
+				done
+				for a in $WL_AT; do
+					[ "$k" -le "${a#*@}" ] && echo "kthread 1 $k $p $sh ${a%@*} cachegrind"
+				done
 			done
 		done
 		return
 	fi
 	for k in $KEYS_L; do
-		for w in $WL_L; do
-			sweep_line "$FIRST_MODE" "$KCPUS" "$k" "$w"
+		spaces "$k" | while read -r p sh; do
+			for w in $WL_L; do
+				sweep_line "$FIRST_MODE" "$KCPUS" "$k" "$p" "$sh" "$w"
+			done
 		done
 	done
-	for m in $MODES_L; do
-		for n in $CPUS_L; do
-			for w in $WL_L; do
-				if [ "$m" = "$FIRST_MODE" ] && [ "$n" = "$KCPUS" ]; then
-					case " $KEYS_L " in *" $SWEEP_K "*) continue ;; esac
-				fi
-				sweep_line "$m" "$n" "$SWEEP_K" "$w"
+	spaces "$SWEEP_K" | while read -r p sh; do
+		for m in $MODES_L; do
+			for n in $CPUS_L; do
+				for w in $WL_L; do
+					if [ "$m" = "$FIRST_MODE" ] && [ "$n" = "$KCPUS" ]; then
+						case " $KEYS_L " in *" $SWEEP_K "*) continue ;; esac
+					fi
+					sweep_line "$m" "$n" "$SWEEP_K" "$p" "$sh" "$w"
+				done
 			done
 		done
 	done
 	if [ "$VISITS" = yes ]; then
 		for k in $KEYS_L; do
-			echo "kthread 1 $k lookup visits"
-			echo "kthread 1 $k fork visits"
+			spaces "$k" | while read -r p sh; do
+				echo "kthread 1 $k $p $sh lookup visits"
+				echo "kthread 1 $k $p $sh fork visits"
+			done
 		done
 	fi
 	if [ "$NUMA_RUN" = yes ]; then
-		for p in 0 1 interleave; do
-			echo "ipi 1 $SWEEP_K lookup node=$p"
+		spaces "$SWEEP_K" | head -n 1 | while read -r p sh; do
+			for n in 0 1 interleave; do
+				echo "ipi 1 $SWEEP_K $p $sh lookup node=$n"
+			done
 		done
 	fi
 }
@@ -460,6 +536,7 @@ summary() {
 	else
 		say "  keys sweep: keys $(commas "$KEYS_L"), $KCPUS CPUs, mode $FIRST_MODE; CPU sweep: CPUs $(commas "$CPUS_L"), modes $(commas "$MODES_L"), keys $SWEEP_K"
 	fi
+	say "  pid_max $(commas "$PIDMAX_L"); shapes $(commas "$SHAPES_L")"
 	say "  workloads $WORKLOADS; ops $OPS per CPU; seed $SEED; dependent $(commas "$DEP_L"); indexes ${IDX_W:-$INDEXES}"
 }
 
@@ -472,6 +549,8 @@ sweep_conf() {
 	echo "cpus=$(commas "$CPUS_L")"
 	echo "keys=$(commas "$KEYS_L")"
 	echo "cpu_sweep_keys=$SWEEP_K"
+	echo "pid_max=$(commas "$PIDMAX_L")"
+	echo "shapes=$(commas "$SHAPES_L")"
 	echo "keys_sweep_cpus=$KCPUS"
 	echo "online_cpus=$NONLINE"
 	echo "cachegrind=$CACHEGRIND"
@@ -586,12 +665,12 @@ else
 fi
 
 # one configuration through pidx-user: its rows go to $OUT/results.csv
-user_run() { # OPS WORKLOAD MIX CPUS KEYS PID_MAX EXTRA
+user_run() { # OPS WORKLOAD MIX CPUS KEYS PID_MAX SHAPE VISITS CACHEGRIND DEPENDENT
 	# shellcheck disable=SC2086 # USER_SET is a list of options
 	"$PIDX_USER" --quiet --csv "$OUT/results.csv" --run "$((done_n + 1))" \
 		--indexes "$IDX_W" --repeat "$REPEAT" --seed "$SEED" --ops "$1" \
 		--workload "$2" ${3:+--mix "$3"} --cpus "$4" --keys "$5" --pid-max "$6" \
-		${7:+--trace-visits} ${8:+--cachegrind} --dependent "${9:-0}" $USER_SET \
+		--shape "$7" ${8:+--trace-visits} ${9:+--cachegrind} --dependent "${10:-0}" $USER_SET \
 		>>"$OUT/pidx-user.log" 2>&1
 }
 
@@ -613,7 +692,7 @@ fi
 exec 3<<EOF
 $PLAN
 EOF
-while read -r mode n keys w extra <&3; do
+while read -r mode n keys pm shape w extra <&3; do
 	[ -n "$mode" ] || continue
 	case $w in
 	mixed:*) workload=mixed; mix=${w#mixed:} ;;
@@ -623,12 +702,15 @@ while read -r mode n keys w extra <&3; do
 	cpus=$(cpulist_of "$n")
 	case $extra in node=*) cpus=$NODE0_CPU ;; esac
 
-	pm=32768
-	need=$((2 * keys + OPS * n))
-	while [ "$pm" -lt "$need" ] && [ "$pm" -lt 4194304 ]; do
-		pm=$((pm * 2))
-	done
-	[ "$pm" -gt 4194304 ] && pm=4194304
+	# fit: the space of the sweeps before pid_max became a setting of its own
+	if [ "$pm" = fit ]; then
+		pm=32768
+		need=$((2 * keys + OPS * n))
+		while [ "$pm" -lt "$need" ] && [ "$pm" -lt 4194304 ]; do
+			pm=$((pm * 2))
+		done
+		[ "$pm" -gt 4194304 ] && pm=4194304
+	fi
 
 	# the module refuses a delete storm with fewer keys than cpus x ops
 	# and an insert storm whose PIDs cannot fit: fewer ops for those
@@ -649,11 +731,11 @@ while read -r mode n keys w extra <&3; do
 		if [ "$ops" -lt 1 ]; then
 			err "$w with $keys keys on $n CPUs: no room for a single operation"
 			ok=0
-		elif ! user_run "$ops" "$workload" "$mix" "$cpus" "$keys" "$pm" \
+		elif ! user_run "$ops" "$workload" "$mix" "$cpus" "$keys" "$pm" "$shape" \
 			"$([ "$extra" = visits ] && echo 1)" \
 			"$([ "$extra" = cachegrind ] && echo 1)" \
 			"$([ "$extra" = dependent ] && echo 1)"; then
-			err "pidx-user failed: workload=$w cpus=$cpus keys=$keys pid_max=$pm (see $OUT/pidx-user.log)"
+			err "pidx-user failed: workload=$w cpus=$cpus keys=$keys pid_max=$pm shape=$shape (see $OUT/pidx-user.log)"
 			ok=0
 		fi
 	else
@@ -669,6 +751,7 @@ while read -r mode n keys w extra <&3; do
 		fi
 		wr mode "$mode" || ok=0
 		wr cpus "$cpus" || ok=0
+		wr shape "$shape" || ok=0
 		case $extra in
 		visits) wr trace_visits 1 || ok=0 ;;
 		node=*) wr node "${extra#node=}" || ok=0 ;;
@@ -686,7 +769,7 @@ while read -r mode n keys w extra <&3; do
 		fi
 		if [ "$ok" = 1 ]; then
 			if ! printf 'run\n' 2>/dev/null >"$D/testcase"; then
-				err "writing 'run' to $D/testcase failed: workload=$w mode=$mode cpus=$cpus keys=$keys pid_max=$pm ($(head -n 3 "$D/testcase" 2>/dev/null | tr '\n' ' '))"
+				err "writing 'run' to $D/testcase failed: workload=$w mode=$mode cpus=$cpus keys=$keys pid_max=$pm shape=$shape ($(head -n 3 "$D/testcase" 2>/dev/null | tr '\n' ' '))"
 				ok=0
 			fi
 			# should `run` ever return before the storms end, wait for them
@@ -702,7 +785,7 @@ while read -r mode n keys w extra <&3; do
 		dependent) wr dependent 0 ;;
 		esac
 	fi
-	[ "$ok" = 1 ] || failed_cfgs="$failed_cfgs $w,$mode,cpus=$n,keys=$keys${extra:+,$extra};"
+	[ "$ok" = 1 ] || failed_cfgs="$failed_cfgs $w,$mode,cpus=$n,keys=$keys,pid_max=$pm,shape=$shape${extra:+,$extra};"
 
 	done_n=$((done_n + 1))
 	done_ms=$((done_ms + $(cost_ms "$n" "$keys")))
@@ -714,7 +797,7 @@ while read -r mode n keys w extra <&3; do
 	else
 		eta=$(((left_ms + 999) / 1000))
 	fi
-	line="[$done_n/$NCFG] elapsed ${el}s, ETA ${eta}s: index=$IDX_W workload=$w cpus=$n keys=$keys mode=$mode${extra:+ $extra}"
+	line="[$done_n/$NCFG] elapsed ${el}s, ETA ${eta}s: index=$IDX_W workload=$w cpus=$n keys=$keys pid_max=$pm shape=$shape mode=$mode${extra:+ $extra}"
 	echo "$line" >>"$OUT/progress.log"
 	# In the VM the progress lines stay off the serial console: three
 	# bench guests whose progress went there (QEMU -serial stdio, read

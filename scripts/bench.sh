@@ -61,6 +61,14 @@ interleaved repeats, in one `run`):
   --keys LIST         keys sizes of the keys sweep (at all CPUs); K = 1024,
                       M = 1048576 [KEYS]
   --cpu-sweep-keys N  keys size of the CPU sweep [CPU_SWEEP_KEYS=32K]
+  --pid-max LIST      pid_max of each keys size [PID_MAX=auto]: auto is
+                      32768 (the kernel's default) up to 16K keys and
+                      4194304 (systemd's) from 32K; fit, the smallest power
+                      of two from 32768 that holds 2 x keys + ops x CPUs
+                      (the sweeps before the setting); or numbers.  Every
+                      sweep (kernel, user, cachegrind) runs them
+  --shapes LIST       live sets dense, spread, aged, each its own
+                      configurations [SHAPES=dense]; every sweep runs them
   --keys-cpus N       CPUs of the keys sweep [KEYS_CPUS]; default all
   --ops N             operations per CPU per storm [OPS]
   --repeat N          storms per index per configuration [REPEAT]
@@ -193,11 +201,11 @@ cargs=()
 # sweep settings given in the environment go to the guest script as options
 for v in INDEXES:--indexes WORKLOADS:--workloads MODES:--modes CPUS:--cpus \
 	KEYS:--keys CPU_SWEEP_KEYS:--cpu-sweep-keys OPS:--ops REPEAT:--repeat \
-	SEED:--seed VISITS:--visits KEYS_CPUS:--keys-cpus; do
+	SEED:--seed VISITS:--visits KEYS_CPUS:--keys-cpus PID_MAX:--pid-max SHAPES:--shapes; do
 	name=${v%%:*}
 	if [ -n "${!name:-}" ]; then
 		gargs+=("${v#*:}" "${!name}")
-		case $name in INDEXES | SEED) cargs+=("${v#*:}" "${!name}") ;; esac
+		case $name in INDEXES | SEED | PID_MAX | SHAPES) cargs+=("${v#*:}" "${!name}") ;; esac
 	fi
 done
 for s in ${PIDX_SET:-}; do gargs+=(--set "$s"); cargs+=(--set "$s"); done
@@ -208,10 +216,10 @@ while [ $# -gt 0 ]; do
 	--full) FULL=1 ;;
 	--quick) FULL=0 ;;
 	--indexes | --workloads | --modes | --cpus | --keys | --cpu-sweep-keys | \
-		--ops | --repeat | --seed | --set | --visits | --keys-cpus)
+		--ops | --repeat | --seed | --set | --visits | --keys-cpus | --pid-max | --shapes)
 		needarg "$@"
 		gargs+=("$1" "$2")
-		case $1 in --indexes | --seed | --set) cargs+=("$1" "$2") ;; esac
+		case $1 in --indexes | --seed | --set | --pid-max | --shapes) cargs+=("$1" "$2") ;; esac
 		# the sweep's keys, given here, are the user sweep's too
 		case $1 in --keys) USER_KEYS= ;; --keys-cpus) USER_KEYS_CPUS= ;; esac
 		shift

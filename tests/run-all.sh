@@ -318,10 +318,103 @@ broken_index_test() {
 	fi
 }
 
+# shape_aged_stats PIDX-USER DIR: prints the statistics of an aged set of
+# 32K keys in a space of 4194304 and fails (status 1) when one is off:
+#  - the simulation wrapped the cursor twice at least;
+#  - every key once, in [1, pid_max);
+#  - the boot-time daemons below the floor of 300, where nothing is
+#    allocated again after a wrap: at least the daemons' count (keys / 16,
+#    at most 256) of PIDs there;
+#  - long-lived PIDs spread over the space: at least 5% of the set in its
+#    upper half, and the set spanning 90% of it.
+shape_aged_stats() {
+	local bin=$1 d=$2
+	mkdir -p "$d"
+	"$bin" --shape aged --keys 32K --pid-max 4194304 --seed 1 --dump-keys >"$d/aged.txt" 2>&1 ||
+		{ echo "pidx-user --dump-keys failed: $(head -c 200 "$d/aged.txt")"; return 1; }
+	awk 'NR == 1 {
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); h[kv[1]] = kv[2] }
+		P = h["pid_max"]; next
+	}
+	{
+		k = $1 + 0; n++
+		if (k < 1 || k >= P || seen[k]++) bad++
+		if (min == "" || k < min) min = k
+		if (k > max) max = k
+		if (k < 300) floor++
+		if (k >= P / 2) upper++
+	}
+	END {
+		printf "wraps %d, keys %d (bad %d), below 300: %d (daemons %d), upper half %.1f%%, span %.1f%%\n",
+			h["wraps"], n, bad, floor, h["daemons"], 100 * upper / n, 100 * (max - min) / P
+		exit !(h["wraps"] >= 2 && n == h["keys"] && !bad && floor >= h["daemons"] &&
+			h["daemons"] > 0 && upper >= n / 20 && max - min >= P * 0.9)
+	}' "$d/aged.txt"
+}
+
+# shape_stats PIDX-USER DIR: the statistics of the shapes, each a test
+shape_stats() {
+	local bin=$1 d=$2 out
+	if out=$(shape_aged_stats "$bin" "$d"); then
+		pass "user: aged set: $out"
+	else
+		fail "user: aged set statistics" "2+ wraps, daemons below the floor, 5% in the upper half, 90% span; saw: $out"
+	fi
+	"$bin" --shape aged --keys 32K --pid-max 4194304 --seed 1 --dump-keys >"$d/aged-again.txt" 2>&1
+	"$bin" --shape aged --keys 32K --pid-max 4194304 --seed 2 --dump-keys >"$d/aged-seed2.txt" 2>&1
+	if cmp -s "$d/aged.txt" "$d/aged-again.txt" && ! cmp -s "$d/aged.txt" "$d/aged-seed2.txt"; then
+		pass "user: aged set: one seed gives one set, another seed another"
+	else
+		fail "user: aged set determinism" "equal dumps for seed 1, different for seed 2"
+	fi
+	# the floor, where it shows: in a small space the wraps come while
+	# many live; in allocation order each drop of the number is a wrap, and
+	# after the first nothing below 300 may come (a floor of 1 gave 138)
+	if out=$("$bin" --shape aged --keys 1000 --pid-max 1400 --dump-keys 2>&1 |
+		awk 'NR == 1 { split($4, w, "="); wraps = w[2]; next }
+		{ k = $1 + 0; if (NR > 2 && k < prev) laps++; if (laps && k < 300) low++; prev = k }
+		END { printf "%d wraps, %d drops in allocation order, %d PIDs below 300 after one", wraps, laps, low
+		      exit !(wraps >= 2 && laps == wraps && !low) }'); then
+		pass "user: aged set keeps the floor: $out"
+	else
+		fail "user: aged set's floor" "2+ wraps, as many drops, none below 300 after the first, saw: $out"
+	fi
+	# spread: ascending, every gap 2 or more, from 1 to near pid_max
+	if out=$("$bin" --shape spread --keys 16383 --pid-max 32768 --dump-keys 2>&1 |
+		awk 'NR == 1 { next }
+		{ k = $1 + 0; if (NR > 2 && k - prev < gap || NR == 3) gap = k - prev; prev = k; n++
+		  if (NR == 2) first = k }
+		END { printf "%d keys, %d..%d, min gap %d", n, first, prev, gap
+		      exit !(n == 16383 && first == 1 && prev >= 32768 - 3 && gap >= 2) }'); then
+		pass "user: spread set: $out"
+	else
+		fail "user: spread set" "16383 keys from 1 to 32765+, gaps 2 or more, saw: $out"
+	fi
+	# the shapes that do not fit are refused, naming the rule
+	out=$("$bin" --shape spread --keys 16384 --pid-max 32768 --quiet 2>&1)
+	if [ $? = 1 ] && echo "$out" | grep -q 'spread needs pid_max - 1 >= 2 x keys'; then
+		pass "user: spread refused where 2 x keys exceed pid_max - 1"
+	else
+		fail "user: spread that does not fit" "exit 1 naming the rule, saw: $out"
+	fi
+	out=$("$bin" --shape aged --keys 32468 --pid-max 32768 --quiet 2>&1)
+	if [ $? = 1 ] && echo "$out" | grep -q 'aged needs keys <= pid_max - 1 - 300'; then
+		pass "user: aged refused where the keys do not fit above the floor"
+	else
+		fail "user: aged that does not fit" "exit 1 naming the rule, saw: $out"
+	fi
+	out=$("$bin" --shape bent --quiet 2>&1)
+	if [ $? = 2 ] && echo "$out" | grep -q 'shape wants dense, spread or aged'; then
+		pass "user: --shape refuses an unknown shape"
+	else
+		fail "user: --shape bent" "exit 2 naming the shapes, saw: $out"
+	fi
+}
+
 # user/pidx-user: the index files and the kernel's lib/ built natively
 user_tests() {
 	section "user space: make user, every index x workload natively, cachegrind, a broken index"
-	local u=$WORK/user out f w wl mix cpus c ok n nidx
+	local u=$WORK/user out f w wl mix cpus c ok n nidx shape
 	if make -C "$SRC" user KDIR="$KDIR" >"$WORK/user-build.log" 2>&1 &&
 		! grep -E 'warning:|error:' "$WORK/user-build.log"; then
 		pass "make user builds user/pidx-user without a warning"
@@ -343,7 +436,7 @@ user_tests() {
 				--keys 2K --ops 1000 --cpus "$cpus" --quiet --csv "$f" 2>&1)
 			ok=$?
 			n=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-				$c["substrate"] == "user" && ($28 == "yes" || ($2 == "null" && $28 == "n/a"))' "$f" 2>/dev/null | wc -l)
+				$c["substrate"] == "user" && $c["shape"] == "dense" && ($28 == "yes" || ($2 == "null" && $28 == "n/a"))' "$f" 2>/dev/null | wc -l)
 			if [ "$ok" = 0 ] && [ "$n" = "$nidx" ]; then
 				pass "user: $w on cpus $cpus: $nidx indexes verified"
 			else
@@ -352,6 +445,29 @@ user_tests() {
 		done
 	done
 	dependent_tests "$u" "$c" "$nidx"
+	# every index under the spread and aged shapes: prefill by insert in
+	# the shape's order, the cursor set, the oracle on the shape's keys
+	cpus=${c##* }
+	for shape in spread aged; do
+		for w in lookup insert delete mixed:50/25/25 fork iterate; do
+			wl=${w%%:*} mix=
+			[ "$wl" != "$w" ] && mix=${w#*:}
+			f=$u/shape-$shape-$(echo "$w" | tr ':/' '__').csv
+			out=$("$SRC/user/pidx-user" --indexes auto --shape "$shape" --workload "$wl" \
+				${mix:+--mix "$mix"} --keys 2K --ops 1000 --cpus "$cpus" --quiet --csv "$f" 2>&1)
+			ok=$?
+			n=$(awk -F, -v s="$shape" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+				$c["substrate"] == "user" && $c["shape"] == s &&
+				($c["shape_wraps"] >= 2 || s != "aged") &&
+				($28 == "yes" || ($2 == "null" && $28 == "n/a"))' "$f" 2>/dev/null | wc -l)
+			if [ "$ok" = 0 ] && [ "$n" = "$nidx" ]; then
+				pass "user: shape $shape, $w on cpus $cpus: $nidx indexes verified"
+			else
+				fail "user: shape $shape, $w on cpus $cpus" "exit 0 and $nidx verified rows, saw exit $ok, $n rows: $(echo "$out" | head -2 | tr '\n' ' ')$(awk -F, '$28 == "FAILED" { print $2 ": " $29 }' "$f" 2>/dev/null | head -1 | cut -c1-160)"
+			fi
+		done
+	done
+	shape_stats "$SRC/user/pidx-user" "$u/stats"
 	# races a review found, replayed step by step (user/replay/): each
 	# exits 0 only with the index consistent and its memory back
 	if make -C "$SRC/user" replays KDIR="$KDIR" >"$WORK/replays-build.log" 2>&1 &&
@@ -421,11 +537,15 @@ user_tests() {
 	else
 		fail "user: cachegrind counts" "two equal rows per run with pmu=cachegrind, saw: $(cut -d, -f2,35-40 "$u/cg1.csv" "$u/cg2.csv" 2>/dev/null | tr '\n' ' ' | cut -c1-200) $(tail -n 2 "$u/cg1.log" | tr '\n' ' ')"
 	fi
-	# the broken idr lookup of broken_index_test, caught natively
+	# the broken idr lookup of broken_index_test, caught natively; the
+	# same build's aged simulation stops before the cursor wraps, which
+	# the statistics of the shapes must catch
 	cp -a "$SRC" "$u/broken"
 	sed -i 's/return idr_find(&r->idr, pid) == xa_mk_value(pid);/return pid % 97 \&\& idr_find(\&r->idr, pid) == xa_mk_value(pid);/' \
 		"$u/broken/pidx_idr_ref.c"
+	sed -i 's/^#define PIDX_AGED_WRAPS\t\t2$/#define PIDX_AGED_WRAPS\t\t0/' "$u/broken/pidx_shape.h"
 	if grep -q 'pid % 97' "$u/broken/pidx_idr_ref.c" &&
+		grep -q 'PIDX_AGED_WRAPS		0' "$u/broken/pidx_shape.h" &&
 		make -C "$u/broken" user KDIR="$KDIR" >"$u/broken.log" 2>&1; then
 		"$u/broken/user/pidx-user" --indexes idr,skiplist --keys 2K --ops 1000 \
 			--csv "$u/broken.csv" >"$u/broken.out" 2>&1
@@ -436,6 +556,22 @@ user_tests() {
 			pass "user: a broken idr lookup fails natively, naming lookup; skiplist verified"
 		else
 			fail "user: broken idr lookup" "exit 1, idr FAILED naming lookup, skiplist yes, saw exit $ok: $(grep -E '^(idr|skiplist) ' "$u/broken.out" | cut -c1-200 | tr '\n' ' ')"
+		fi
+		# under the aged shape, where a miss looks its key up in the
+		# bitmap of the keys nobody deletes (mixed storms delete)
+		"$u/broken/user/pidx-user" --indexes idr,skiplist --shape aged --workload mixed \
+			--mix 50/25/25 --keys 2K --ops 1000 --cpus 0 >"$u/broken-aged.out" 2>&1
+		ok=$?
+		if [ "$ok" = 1 ] && grep -q '^idr .*FAILED (.*lookup missed a key present' "$u/broken-aged.out" &&
+			grep -q '^skiplist .* yes$' "$u/broken-aged.out"; then
+			pass "user: the broken idr lookup fails an aged mixed storm too; skiplist verified"
+		else
+			fail "user: broken idr lookup, aged mixed" "exit 1, idr FAILED naming lookup, skiplist yes, saw exit $ok: $(grep -E '^(idr|skiplist) ' "$u/broken-aged.out" | cut -c1-200 | tr '\n' ' ')"
+		fi
+		if out=$(shape_aged_stats "$u/broken/user/pidx-user" "$u/broken-stats"); then
+			fail "user: aged set of a simulation that never wraps" "its statistics fail, saw: $out"
+		else
+			pass "user: the aged statistics fail a simulation that never wraps ($(echo "$out" | tr '\n' ' ' | cut -c1-120))"
 		fi
 	else
 		fail "user: broken index build" "a pidx-user with a broken idr lookup, saw: $(tail -n 2 "$u/broken.log" | tr '\n' ' ')"

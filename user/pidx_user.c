@@ -92,7 +92,13 @@ struct opts {
 	bool cachegrind;
 	bool cg_child;
 	bool quiet;
+	bool dump_keys;
+	bool shape_seed_set;
+	u64 shape_seed;
+	u32 churn;
 	const char *argv0;
+	/* the run's live set, made once before its first storm */
+	struct pidx_shape_set shape;
 };
 
 /* one row; cg: what cachegrind counted per operation, x 1000 */
@@ -255,6 +261,10 @@ static void usage(void)
 	       "  --ops N          operations per CPU [10000]\n"
 	       "  --repeat N       storms per index, interleaved across indexes [1]\n"
 	       "  --seed N         PRNG seed [1]\n"
+	       "  --shape S        the live set: dense (1..keys), spread, aged [dense]\n"
+	       "  --dump-keys      print the live set (first line: its facts), run nothing\n"
+	       "  --churn N        after the prefill, N times remove a key and insert it again:\n"
+	       "                   the same set in memory aged by churn [0]\n"
 	       "  --cpus LIST      CPUs that storm, one thread pinned to each [0]\n"
 	       "  --fork-window N  PIDs a fork storm CPU holds before it frees [64]\n"
 	       "  --fork-lookups N lookups of each forked PID, 0-3 [0]\n"
@@ -277,7 +287,7 @@ static void parse_args(struct opts *o, int argc, char **argv)
 	enum { O_INDEXES = 256, O_WORKLOAD, O_MIX, O_KEYS, O_PID_MAX, O_OPS, O_REPEAT,
 	       O_SEED, O_CPUS, O_FORK_WINDOW, O_SL_P, O_SL_MAX_LEVEL, O_RB_LEVEL,
 	       O_TRACE, O_CG, O_CG_CHILD, O_CSV, O_RUN, O_QUIET, O_LIST, O_MODE,
-	       O_FORK_LOOKUPS, O_FORK_EXIT, O_DEPENDENT };
+	       O_FORK_LOOKUPS, O_FORK_EXIT, O_DEPENDENT, O_SHAPE, O_DUMP_KEYS, O_CHURN, O_SHAPE_SEED };
 	static const struct option lo[] = {
 		{ "indexes", 1, NULL, O_INDEXES }, { "workload", 1, NULL, O_WORKLOAD },
 		{ "mix", 1, NULL, O_MIX }, { "keys", 1, NULL, O_KEYS },
@@ -292,6 +302,8 @@ static void parse_args(struct opts *o, int argc, char **argv)
 		{ "mode", 1, NULL, O_MODE }, { "help", 0, NULL, 'h' },
 		{ "fork-lookups", 1, NULL, O_FORK_LOOKUPS }, { "fork-exit", 1, NULL, O_FORK_EXIT },
 		{ "dependent", 1, NULL, O_DEPENDENT },
+		{ "shape", 1, NULL, O_SHAPE }, { "dump-keys", 0, NULL, O_DUMP_KEYS },
+		{ "churn", 1, NULL, O_CHURN }, { "shape-seed", 1, NULL, O_SHAPE_SEED },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pidx_config *cfg = &o->cfg;
@@ -336,6 +348,27 @@ static void parse_args(struct opts *o, int argc, char **argv)
 			break;
 		case O_MIX:
 			parse_mix(cfg, optarg);
+			break;
+		case O_SHAPE:
+			for (i = 0; i < PIDX_NR_SHAPES; i++)
+				if (!strcmp(optarg, pidx_shape_names[i]))
+					break;
+			if (i == PIDX_NR_SHAPES)
+				die(2, "--shape wants dense, spread or aged, not '%s'", optarg);
+			cfg->shape = i;
+			break;
+		case O_DUMP_KEYS:
+			o->dump_keys = true;
+			break;
+		case O_SHAPE_SEED:
+			/* a cachegrind child's: the run's set, not its repeat's seed */
+			if (!parse_u64(optarg, &v))
+				die(2, "--shape-seed wants a number, not '%s'", optarg);
+			o->shape_seed = v;
+			o->shape_seed_set = true;
+			break;
+		case O_CHURN:
+			o->churn = parse_u32_opt("churn", optarg, 0, U32_MAX);
 			break;
 		case O_KEYS:
 			cfg->keys = parse_u32_opt("keys", optarg, 0, PIDX_PID_MAX_LIMIT);
@@ -483,10 +516,36 @@ static void *worker_main(void *arg)
 }
 
 /*
+ * --churn: the prefilled set unchanged, but each of @n steps frees the node
+ * of a random key and allocates it anew, as the fork/exit churn that made
+ * an aged set would have, so that the memory layout of a churned index
+ * can be held against that of one filled in order (docs/design.md).
+ */
+static void churn(struct pidx_storm *s, u32 n)
+{
+	u64 rng = pidx_rand_seed(s->cfg->seed, 0xfffd);
+	u32 i, key;
+	int ret;
+
+	for (i = 0; i < n && s->nkeys; i++) {
+		key = pidx_shape_key(s->shape, pidx_rand_below(&rng, s->nkeys));
+		do
+			ret = s->ops->remove(s->idx, key);
+		while (ret == -ENOMEM && s->ops->remove_may_fail);
+		if (!ret)
+			ret = s->ops->insert(s->idx, key, GFP_KERNEL);
+		if (ret)
+			die(1, "--churn: %s: key %u: %d", s->ops->name, key, ret);
+	}
+	/* the frees run now, on liburcu's thread, not inside the storm */
+	rcu_barrier();
+}
+
+/*
  * pidx_prepare() of pidx_core.c, the prefill on this thread, which stands
  * for the first storm CPU.
  */
-static int prepare(struct pidx_storm *s, const char **why)
+static int prepare(const struct opts *o, struct pidx_storm *s, const char **why)
 {
 	const struct pidx_config *cfg = s->cfg;
 	int ret;
@@ -500,8 +559,8 @@ static int prepare(struct pidx_storm *s, const char **why)
 	ret = pidx_prefill(s);
 	if (ret)
 		return ret;
-	pidx_storm_deal(s);
-	return 0;
+	churn(s, o->churn);
+	return pidx_storm_deal(s);
 }
 
 /*
@@ -513,7 +572,8 @@ static int storm_one(const struct opts *o, const struct pidx_ops *ops, u32 repea
 		     struct pidx_result *res)
 {
 	const struct pidx_config *cfg = &o->cfg;
-	struct pidx_storm s = { .ops = ops, .cfg = cfg, .gfp = GFP_KERNEL };
+	struct pidx_storm s = { .ops = ops, .cfg = cfg, .gfp = GFP_KERNEL,
+				.shape = &o->shape };
 	unsigned int first = cpumask_first(&cfg->cpus), i;
 	long mem_before = atomic_long_read(&pidx_mem.bytes);
 	unsigned long msgs = kc_err_messages;
@@ -529,7 +589,7 @@ static int storm_one(const struct opts *o, const struct pidx_ops *ops, u32 repea
 	ret = pidx_storm_create(&s);
 	if (ret)
 		goto out;
-	ret = prepare(&s, &why);
+	ret = prepare(o, &s, &why);
 	if (ret)
 		goto out;
 	atomic_set(&s.ready, 0);
@@ -666,6 +726,9 @@ static void cg_run(const struct opts *o, const struct pidx_ops *ops, u32 nops,
 	push_arg(argv, &argc, "--pid-max=%u", cfg->pid_max);
 	push_arg(argv, &argc, "--ops=%u", nops);
 	push_arg(argv, &argc, "--seed=%llu", cfg->seed);
+	push_arg(argv, &argc, "--shape=%s", pidx_shape_names[cfg->shape]);
+	push_arg(argv, &argc, "--shape-seed=%llu", o->shape.seed);
+	push_arg(argv, &argc, "--churn=%u", o->churn);
 	push_arg(argv, &argc, "--cpus=%s", cpus);
 	push_arg(argv, &argc, "--fork-window=%u", cfg->fork_window);
 	push_arg(argv, &argc, "--fork-lookups=%u", cfg->fork_lookups);
@@ -787,9 +850,12 @@ static void print_table(const struct opts *o, const struct row *rows, unsigned i
 	printf("pidx-user run %u: workload %s", o->run, pidx_workload_names[cfg->workload]);
 	if (cfg->workload == PIDX_WL_MIXED)
 		printf(" %u/%u/%u", cfg->mix[0], cfg->mix[1], cfg->mix[2]);
-	printf(", threads on cpus %s (%u), keys %u, ops %u per CPU, pid_max %u, seed %llu%s\n",
+	printf(", threads on cpus %s (%u), keys %u, ops %u per CPU, pid_max %u, seed %llu, shape %s",
 	       cpus, cpumask_weight(&cfg->cpus), cfg->keys, cfg->ops, cfg->pid_max, cfg->seed,
-	       cfg->dependent ? ", dependent lookups" : "");
+	       pidx_shape_names[cfg->shape]);
+	if (cfg->shape == PIDX_SHAPE_AGED)
+		printf(" (%u wraps)", o->shape.wraps);
+	printf("%s\n", cfg->dependent ? ", dependent lookups" : "");
 	if (n)
 		printf("clock: one clock_gettime(CLOCK_MONOTONIC) pair costs %s ns; it is inside p50..max, not inside ns/op\n",
 		       milli(b[0], rows[0].r.clock_milli));
@@ -850,8 +916,25 @@ static void print_table(const struct opts *o, const struct row *rows, unsigned i
 	       "liburcu, SLUB-like slab, no interrupts off");
 }
 
+/*
+ * --dump-keys: the live set in the order the prefill inserts it, after a
+ * line of its facts, for the tests' statistics of the shapes.
+ */
+static void dump_keys(const struct opts *o)
+{
+	const struct pidx_shape_set *set = &o->shape;
+	u32 i;
+
+	printf("shape=%s keys=%u pid_max=%u wraps=%u cursor=%u forks=%llu daemons=%u\n",
+	       pidx_shape_names[set->shape], set->nkeys, o->cfg.pid_max, set->wraps,
+	       set->cursor, set->forks, set->daemons);
+	for (i = 0; i < set->nkeys; i++)
+		printf("%u\n", pidx_shape_key(set, i));
+}
+
 int main(int argc, char **argv)
 {
+	struct pidx_config shape_cfg;
 	struct opts o;
 	u8 order[PIDX_MAX_INDEXES];
 	struct row *rows;
@@ -875,8 +958,20 @@ int main(int argc, char **argv)
 		die(1, "cannot start a call_rcu thread per CPU");
 	if (o.cfg.keys > pidx_space(o.cfg.pid_max))
 		die(1, "--keys %u exceeds pid_max - 1", o.cfg.keys);
-	if (pidx_plan(&o.cfg, cpumask_weight(&o.cfg.cpus), &slice, &cap, &why))
+	if (pidx_plan(&o.cfg, cpumask_weight(&o.cfg.cpus), &slice, &cap, &why) ||
+	    pidx_shape_check(&o.cfg, &why))
 		die(1, "run refused: %s", why);
+	/* from the run's seed, before the repeats add theirs */
+	shape_cfg = o.cfg;
+	if (o.shape_seed_set)
+		shape_cfg.seed = o.shape_seed;
+	ret = pidx_shape_make(&shape_cfg, &o.shape);
+	if (ret)
+		die(1, "the live set was not made: %s", strerror(-ret));
+	if (o.dump_keys) {
+		dump_keys(&o);
+		return 0;
+	}
 	nsel = hweight_long(o.cfg.indexes);
 	rows = calloc(nsel * o.cfg.repeat, sizeof(*rows));
 	if (!rows)
@@ -907,6 +1002,7 @@ int main(int argc, char **argv)
 	if (o.csv)
 		write_csv(o.csv, rows, n);
 	free(rows);
+	pidx_shape_free(&o.shape);
 	kc_set_cpu(-1);
 	if (!o.cg_child)
 		kc_rcu_percpu_callbacks_end();

@@ -28,6 +28,7 @@ MEASURED = {
     "mem_nodes", "round_max_ns", "irqs_off_max_ns", "substrate",
     # the repeat's seed (the run's plus the repeat): a sample, as repeat is
     "seed",
+    "shape_wraps",
     # settings that follow from others and would split nothing
     "cpus",
 }
@@ -178,6 +179,8 @@ class Results:
         else:
             sub = ksub
         row["substrate"] = sub
+        # rows from before the shape setting are of the dense shape
+        row["shape"] = row.get("shape") or "dense"
         row["wl"] = workload_label(row)
         if row["verified"].upper() == "FAILED":
             self.left_out["verification failed"] += 1

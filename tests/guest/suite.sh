@@ -397,7 +397,7 @@ bad() {
 t_bad_input() {
 	set_all keys=1024 pid_max=32768 ops=500
 	long=$(awk 'BEGIN { while (i++ < 700) printf "9" }')
-	for f in indexes workload mix keys ops mode cpus pid_max repeat seed fork_window fork_lookups fork_exit sl_p sl_max_level rb_level dependent testcase; do
+	for f in indexes workload mix keys ops mode cpus pid_max repeat seed fork_window fork_lookups fork_exit sl_p sl_max_level rb_level dependent shape testcase; do
 		bad $f "" EINVAL
 		bad $f "   " EINVAL
 		bad $f "garbage!" EINVAL
@@ -434,6 +434,7 @@ t_bad_input() {
 	bad mix -10/60/50 EINVAL
 	bad workload lookupx EINVAL
 	bad mode ipix EINVAL
+	for v in dense1 Dense 0 1 spread,aged; do bad shape "$v" EINVAL; done
 	bad indexes idr,bogus EINVAL
 	bad indexes idr,,rbskip EINVAL
 	bad cpus "$NCPUS" EINVAL
@@ -478,6 +479,7 @@ t_busy() {
 	bad fork_lookups 1 EBUSY
 	bad fork_exit local EBUSY
 	bad dependent 1 EBUSY
+	bad shape aged EBUSY
 	bad stall_test 100 EBUSY
 	expect "second concurrent run gives EBUSY" EBUSY "$(wr testcase run)"
 	expect "reset during a run gives EBUSY" EBUSY "$(wr testcase reset)"
@@ -545,6 +547,51 @@ t_dependent() {
 	fi
 	insmod "$KO" ops=500
 	set_all indexes=all keys=1024 ops=500
+}
+
+# Live sets by shape: every index verified under each, in both modes, the
+# setting in each row and test_result; shapes that do not fit are refused
+# whole, and bad words change nothing.
+t_shape() {
+	set_all indexes=all mix=50/25/25 keys=1024 pid_max=32768 ops=2000 repeat=1 cpus=all seed=3
+	for sh in dense spread aged; do
+		for m in kthread ipi; do
+			for wl in lookup mixed fork; do
+				set_all shape=$sh mode=$m workload=$wl
+				r=$(wr testcase run)
+				cs=$(head -n 1 $D/results.csv | tr , '\n' | grep -nx shape | cut -d: -f1)
+				rows=$(last_run_rows | awk -F, -v s=$sh -v cs="$cs" \
+					'$cs == s && ($(cs + 1) >= 2 || s != "aged")' | wc -l)
+				n=$(last_run_rows | wc -l)
+				v=$(unverified_rows)
+				if [ "$r" = ok ] && [ "$v" = 0 ] && [ "$rows" = "$n" ] && [ "$n" -gt 0 ]; then
+					pass "shape $sh, $m $wl: $n rows verified, shape in each"
+				else
+					fail "shape $sh, $m $wl" "ok, every row verified with shape $sh, saw $r, $v unverified, $rows of $n rows with the shape ($(last_run_rows | awk -F, '$28 != "yes" { print $2 ": " $29 }' | head -1))"
+				fi
+			done
+		done
+	done
+	set_all shape=aged workload=lookup mode=kthread
+	wr testcase run >/dev/null
+	h=$(grep -m1 '^pidx run' $D/test_result)
+	case $h in
+	*", shape aged ("[2-9]" wraps)"*) pass "test_result names the shape and its wraps: ${h##*, }" ;;
+	*) fail "test_result header" "', shape aged (N wraps)' with N >= 2, saw '$h'" ;;
+	esac
+	csv_before=$(wc -l <$D/results.csv)
+	set_all shape=spread keys=16384
+	expect "spread with 2 x keys > pid_max - 1 gives ENOSPC" ENOSPC "$(wr testcase run)"
+	expect "refused run says why" yes \
+		"$(grep -q '^last:.*spread needs pid_max - 1 >= 2 x keys' $D/testcase && echo yes)"
+	set_all keys=16383
+	expect "spread with 2 x keys = pid_max - 2 runs" ok "$(wr testcase run)"
+	csv_before=$(wc -l <$D/results.csv)
+	set_all shape=aged keys=32468
+	expect "aged with keys > pid_max - 301 gives ENOSPC" ENOSPC "$(wr testcase run)"
+	expect "refused runs add no rows" "$csv_before" "$(wc -l <$D/results.csv)"
+	for v in "" garbage! dense1 1; do bad shape "$v" EINVAL; done
+	set_all shape=dense keys=1024 ops=500 mode=ipi workload=lookup mix=90/5/5 seed=1
 }
 
 # Settings writers wait for each other: -EBUSY means a run or selftest is in
@@ -748,12 +795,12 @@ t_dense() {
 	set_all keys=1024 workload=lookup mix=90/5/5 ops=500 fork_window=64 mode=ipi
 }
 
+# col INDEX NAME: column NAME of INDEX's first-repeat row in the last run
 # colno NAME: the number of results.csv's column NAME
 colno() {
 	head -n 1 $D/results.csv | tr , '\n' | grep -nx "$1" | cut -d: -f1
 }
 
-# col INDEX NAME: column NAME of INDEX's first-repeat row in the last run
 col() {
 	n=$(head -n 1 $D/results.csv | tr , '\n' | grep -nx "$2" | cut -d: -f1)
 	[ -n "$n" ] && last_run_rows | awk -F, -v ix="$1" -v c="$n" '$2 == ix && $12 == 0 { print $c }'
@@ -1173,7 +1220,7 @@ settings_selftest() {
 # nodes the guest has: each write and run answers ok or a clear error.
 t_settings() {
 	nn=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)
-	base="indexes=all workload=lookup mix=90/5/5 keys=256 pid_max=32768 ops=32 mode=ipi cpus=all repeat=1 seed=1 fork_window=16 sl_p=4 sl_max_level=0 rb_level=0 trace_visits=0 node=any pmu=auto dependent=0 fork_lookups=0 fork_exit=remote"
+	base="indexes=all workload=lookup mix=90/5/5 keys=256 pid_max=32768 ops=32 mode=ipi cpus=all repeat=1 seed=1 fork_window=16 sl_p=4 sl_max_level=0 rb_level=0 trace_visits=0 node=any pmu=auto dependent=0 fork_lookups=0 fork_exit=remote shape=dense"
 	# shellcheck disable=SC2086 # words on purpose
 	set_all $base
 	for ix in all $(cut -f1 $D/available) idr,maple; do
@@ -1244,6 +1291,7 @@ t_settings() {
 	for t in 1 0; do setrun trace_visits=$t; done
 	for t in 1 0; do setrun dependent=$t; done
 	for p in off sw auto; do setrun pmu=$p; done
+	for sh in spread aged dense; do setrun shape=$sh; done
 	for n in 0 1 interleave any; do
 		if [ "$n" = 1 ] && [ "$nn" -lt 2 ]; then
 			bad node 1 EINVAL
@@ -1831,6 +1879,7 @@ full)
 	timed t_fork_settings
 	timed t_pmu
 	timed t_dependent
+	timed t_shape
 	timed t_dense
 	timed t_busy
 	timed t_setting_writers
@@ -1852,6 +1901,7 @@ debug)
 	timed t_bad_input
 	timed t_visits
 	timed t_pmu
+	timed t_shape
 	timed t_node_interleave
 	timed t_result_race
 	timed t_remove_nomem
