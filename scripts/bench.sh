@@ -68,7 +68,11 @@ interleaved repeats, in one `run`):
                       (the sweeps before the setting); or numbers.  Every
                       sweep (kernel, user, cachegrind) runs them
   --shapes LIST       live sets dense, spread, aged, each its own
-                      configurations [SHAPES=dense]; every sweep runs them
+                      configurations of the keys sweep (every workload under
+                      the first, lookup and fork under the others; the CPU
+                      sweep runs the first) [SHAPES]; default dense,aged in
+                      the user and cachegrind sweeps and natively, dense
+                      under QEMU
   --keys-cpus N       CPUs of the keys sweep [KEYS_CPUS]; default all
   --ops N             operations per CPU per storm [OPS]
   --repeat N          storms per index per configuration [REPEAT]
@@ -191,6 +195,8 @@ USER_KEYS_CPUS=${USER_KEYS_CPUS-1}
 # the kernel sweep's --dependent; empty: by where it runs (kernel_dependent)
 KERNEL_DEPENDENT=${DEPENDENT:-}
 USER_DEPENDENT=${USER_DEPENDENT:-${DEPENDENT:-0,1}}
+# --shapes as given (SHAPES or the option); empty: by sweep (kernel_shapes)
+SHAPES_GIVEN=${SHAPES:-}
 command_line="scripts/bench.sh${*:+ $*}"
 force=
 plot=1
@@ -221,7 +227,7 @@ while [ $# -gt 0 ]; do
 		gargs+=("$1" "$2")
 		case $1 in --indexes | --seed | --set | --pid-max | --shapes) cargs+=("$1" "$2") ;; esac
 		# the sweep's keys, given here, are the user sweep's too
-		case $1 in --keys) USER_KEYS= ;; --keys-cpus) USER_KEYS_CPUS= ;; esac
+		case $1 in --keys) USER_KEYS= ;; --keys-cpus) USER_KEYS_CPUS= ;; --shapes) SHAPES_GIVEN=$2 ;; esac
 		shift
 		;;
 	--user-keys) needarg "$@"; USER_KEYS=$2; shift ;;
@@ -260,7 +266,19 @@ done
 uargs=()
 [ -z "$USER_KEYS" ] || uargs+=(--keys "$USER_KEYS")
 [ -z "$USER_KEYS_CPUS" ] || uargs+=(--keys-cpus "$USER_KEYS_CPUS")
-uargs+=(--dependent "$USER_DEPENDENT")
+uargs+=(--dependent "$USER_DEPENDENT" --shapes "${SHAPES_GIVEN:-dense,aged}")
+# kernel_shapes ENV: the kernel sweep's --shapes: dense and aged natively;
+# dense under QEMU, where TCG's missing cache model hides what the shape
+# changes (the user and cachegrind sweeps run both)
+kernel_shapes() {
+	if [ -n "$SHAPES_GIVEN" ]; then
+		echo "$SHAPES_GIVEN"
+	elif [ "$1" = native ]; then
+		echo dense,aged
+	else
+		echo dense
+	fi
+}
 # kernel_dependent ENV: the kernel sweep's --dependent natively (native) or
 # under QEMU (vm), where both settings cost the same
 kernel_dependent() {
@@ -291,7 +309,8 @@ gargs+=(--numa "$NUMA")
 # later options win in the guest script: --cg-indexes over --indexes
 [ -z "$CG_INDEXES" ] || cargs+=(--indexes "$CG_INDEXES")
 cgargs=("${cargs[@]}" --keys "$CG_KEYS" --workloads "$CG_WORKLOADS"
-	--ops "$CG_OPS" --repeat "$CG_REPEAT" --visits no --numa no --cachegrind)
+	--ops "$CG_OPS" --repeat "$CG_REPEAT" --visits no --numa no --cachegrind
+	--shapes "${SHAPES_GIVEN:-dense,aged}")
 if [ -z "$MEM" ]; then
 	if [ "$FULL" = 1 ]; then MEM=4096; else MEM=2048; fi
 fi
@@ -374,7 +393,7 @@ part_dir() {
 # ------------------------------------------------------------ the estimate
 
 estimate() { # ENV: runs the guest script's planner on this host
-	local online slow uarg=(--dependent "$(kernel_dependent "$1")")
+	local online slow uarg=(--dependent "$(kernel_dependent "$1")" --shapes "$(kernel_shapes "$1")")
 	[ "$1" = user ] && uarg=(--user "$PIDX_USER_BIN" ${uargs[@]+"${uargs[@]}"})
 	if [ "$1" = native ] || [ "$1" = user ]; then
 		online=$(nproc) slow=1
@@ -476,7 +495,7 @@ if [ "$dry" = 1 ]; then
 		if [ "$p" = cachegrind ]; then
 			sh "$GUEST" --dry-run --online "$(nproc)" --user "$PIDX_USER_BIN" "${cgargs[@]}" 2>/dev/null
 		else
-			uarg=(--dependent "$(kernel_dependent "$env")")
+			uarg=(--dependent "$(kernel_dependent "$env")" --shapes "$(kernel_shapes "$env")")
 			[ "$p" = user ] && uarg=(--user "$PIDX_USER_BIN" ${uargs[@]+"${uargs[@]}"})
 			CACHEGRIND=0 sh "$GUEST" --dry-run --online "$(conf_get online_cpus "$tmp/est.$p")" \
 				--slowdown "$(conf_get slowdown "$tmp/est.$p")" "${gargs[@]}" \
@@ -564,6 +583,7 @@ run_part() {
 			# the guest script's progress goes to the terminal and to bench.log
 			OUT=$d PIDX_KO=$ko CACHEGRIND=0 sh "$GUEST" --out "$d" --slowdown 1 \
 				"${gargs[@]}" --dependent "$(kernel_dependent native)" \
+				--shapes "$(kernel_shapes native)" \
 				2> >(tee "$d/bench.log" >&2) || r=$?
 			wait # for tee
 		else
@@ -576,7 +596,7 @@ run_part() {
 			# two emulated nodes: no cost to the other sweeps, which allocate locally
 			if [ "$NUMA" != no ] && [ "$SMP" -ge 2 ]; then vmargs+=(--numa); fi
 			"$SELF_DIR/vm-run.sh" "${vmargs[@]}" "$GUEST" -- "${gargs[@]}" \
-				--dependent "$(kernel_dependent vm)" || r=$?
+				--dependent "$(kernel_dependent vm)" --shapes "$(kernel_shapes vm)" || r=$?
 		fi
 		;;
 	user)
