@@ -25,6 +25,8 @@
 #define PIDX_AGED_DAEMONS_MAX	256
 /* aged: the cursor wraps at least this often before the set is taken */
 #define PIDX_AGED_WRAPS		2
+/* aged: sets up to this many keys are drawn at random places of the walk */
+#define PIDX_AGED_RANDOM_MAX	4096
 
 /*
  * One run's live set, made once by pidx_shape_make() before the first
@@ -37,7 +39,7 @@ struct pidx_shape_set {
 	u64 scale;		/* spread: (pid_max - 1) * 2^32 / nkeys */
 	/* aged: the survivors in the order they were allocated */
 	u32 *order;
-	/* aged: the survivors shuffled, walked in turn by lookups */
+	/* aged: the survivors shuffled, walked in turn by lookups (drawn from) */
 	u32 *walk;
 	/* where alloc goes on: just past the last number allocated */
 	u32 cursor;

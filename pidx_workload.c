@@ -168,6 +168,15 @@ static __always_inline u32 pidx_draw_key(const struct pidx_shape_set *set,
 	case PIDX_SHAPE_SPREAD:
 		return pidx_shape_key(set, pidx_rand_below(rng, set->nkeys));
 	case PIDX_SHAPE_AGED:
+		/*
+		 * A small set's walk would repeat every nkeys lookups, a
+		 * sequence the branch predictor learns (a skip list's search
+		 * then costs a fraction of a random one's); a walk that small
+		 * stays in L1, so a random place in it costs no miss.  A large
+		 * set's walk repeats too seldom to be learnt.
+		 */
+		if (set->nkeys <= PIDX_AGED_RANDOM_MAX)
+			return set->walk[pidx_rand_below(rng, set->nkeys)];
 		i = (*walk_pos)++;
 		if (unlikely(*walk_pos == set->nkeys))
 			*walk_pos = 0;

@@ -484,6 +484,21 @@ user_tests() {
 	else
 		fail "make replays" "no warning, saw: $(grep -E 'warning:|error:|Error' "$WORK/replays-build.log" | head -3)"
 	fi
+	# an aged set's lookups cost what dense ones do at a size the branch
+	# predictor could learn a repeating walk of (it once made skiplist's
+	# aged lookups at 64 keys about a third of the dense ones' cost)
+	for sh in dense aged; do
+		"$SRC/user/pidx-user" --indexes skiplist --shape $sh --keys 64 --ops 200000 --repeat 5 \
+			--quiet --csv "$u/small-$sh.csv" >/dev/null 2>&1
+	done
+	r=$(for sh in dense aged; do
+		awk -F, 'NR > 1 { print $17 }' "$u/small-$sh.csv" 2>/dev/null | sort -n | sed -n 3p
+	done | paste -sd' ' | awk 'NF == 2 && $1 > 0 { printf "%.2f", $2 / $1 }')
+	if awk -v r="$r" 'BEGIN { exit !(r != "" && r >= 0.7) }'; then
+		pass "user: skiplist lookups of a 64-key aged set cost what dense ones do (aged/dense $r, medians of 5)"
+	else
+		fail "user: small aged set" "aged/dense skiplist lookup >= 0.7, saw '$r'"
+	fi
 	# fork as the kernel forks: lookups of the new PID, and who frees it
 	for e in remote local; do
 		for l in 0 3; do
