@@ -47,6 +47,19 @@ int pidx_shape_check(const struct pidx_config *cfg, const char **why)
 		*why = "shape aged needs keys <= pid_max - 1 - 300";
 		return -ENOSPC;
 	}
+	/*
+	 * The set leaves the cursor past the floor: a number below 300 that
+	 * is not in the set is never allocated again, so an insert storm has
+	 * what lies above the floor, less the set, whose keys may all lie
+	 * there.  Refused whole, rather than run into -ENOSPC part way.
+	 */
+	if (cfg->shape != PIDX_SHAPE_DENSE && cfg->workload == PIDX_WL_INSERT &&
+	    (space <= PIDX_RESERVED_PIDS ||
+	     cfg->keys + (u64)cfg->ops * cpumask_weight(&cfg->cpus) >
+	     space - PIDX_RESERVED_PIDS)) {
+		*why = "spread and aged inserts need keys + cpus x ops <= pid_max - 1 - 300";
+		return -ENOSPC;
+	}
 	return 0;
 }
 
