@@ -369,29 +369,49 @@ static void pidx_op_mixed(struct pidx_worker *w)
 }
 
 /*
- * A timed batch of a mixed storm with dependent=1: pidx_op_mixed() @n
- * times, the same operations from the same stream, each lookup's key
- * waiting for the previous lookup (pidx_chain_zero()).  Inserts and
- * deletes neither wait nor are waited for: the chain runs through the
- * lookups alone, and restarts with each batch.
+ * A timed batch of a mixed storm: pidx_op_mixed() @n times, the same
+ * operations from the same stream, in one loop for both settings, so that
+ * the engine's share is the same and only the chain differs.  With
+ * @dependent each lookup's key waits for the previous lookup
+ * (pidx_chain_zero()); inserts and deletes neither wait nor are waited
+ * for: the chain runs through the lookups alone, and restarts with each
+ * batch.
  */
-static noinline void pidx_mixed_chain(struct pidx_worker *w, u32 n)
+static __always_inline void pidx_mixed_loop(struct pidx_worker *w, u32 n,
+					    const bool dependent)
 {
 	const u32 *mix = w->storm->cfg->mix;
 	const struct pidx_shape_set *set = w->storm->shape;
-	u32 chain = 0, r, i;
+	u32 chain = 0, key, r, i;
+	bool hit;
 
 	for (i = 0; i < n; i++) {
 		r = pidx_rand_below(&w->rng, 100);
-		if (r < mix[PIDX_MIX_LOOKUP])
-			chain = pidx_chain_zero(pidx_lookup_pid(w, chain +
-					pidx_draw_key(set, &w->rng, &w->walk_pos)));
-		else if (r < mix[PIDX_MIX_LOOKUP] + mix[PIDX_MIX_INSERT])
+		if (r < mix[PIDX_MIX_LOOKUP]) {
+			key = pidx_draw_key(set, &w->rng, &w->walk_pos);
+			if (dependent)
+				key += chain;
+			hit = pidx_lookup_pid(w, key);
+			if (dependent)
+				chain = pidx_chain_zero(hit);
+		} else if (r < mix[PIDX_MIX_LOOKUP] + mix[PIDX_MIX_INSERT]) {
 			pidx_op_insert(w);
-		else
+		} else {
 			pidx_op_delete(w);
+		}
 	}
-	pidx_chain_check(w, chain);
+	if (dependent)
+		pidx_chain_check(w, chain);
+}
+
+static noinline void pidx_mixed_batch(struct pidx_worker *w, u32 n)
+{
+	pidx_mixed_loop(w, n, false);
+}
+
+static noinline void pidx_mixed_chain(struct pidx_worker *w, u32 n)
+{
+	pidx_mixed_loop(w, n, true);
 }
 
 /*
@@ -618,6 +638,8 @@ void pidx_run_batch(struct pidx_worker *w)
 			pidx_lookup_chain(w, n);
 		else if (cfg->workload == PIDX_WL_MIXED && cfg->dependent)
 			pidx_mixed_chain(w, n);
+		else if (cfg->workload == PIDX_WL_MIXED)
+			pidx_mixed_batch(w, n);
 		else
 			for (i = 0; i < n; i++)
 				pidx_op(w);
