@@ -271,15 +271,19 @@ static int pidx_prefill_misordered(struct pidx_storm *s, u32 i, int pid,
 static int pidx_prefill_shape(struct pidx_storm *s)
 {
 	const struct pidx_config *cfg = s->cfg;
+	int ret, node = NUMA_NO_NODE;
 	unsigned int tries;
 	u32 i, key;
-	int ret;
 
 	for (i = 0; i < cfg->keys; i++) {
 		key = pidx_shape_key(s->shape, i);
+		/* a sparse set has no key at most multiples of 64: a new run */
 		if (cfg->node == PIDX_NODE_INTERLEAVE && !s->ops->alloc_ranges &&
-		    (!i || !(key & 63)))
-			pidx_prefill_move(pidx_mem_node(cfg->node, key));
+		    (!i || key >> 6 != pidx_shape_key(s->shape, i - 1) >> 6) &&
+		    pidx_mem_node(cfg->node, key) != node) {
+			node = pidx_mem_node(cfg->node, key);
+			pidx_prefill_move(node);
+		}
 		ret = s->ops->insert(s->idx, key, GFP_KERNEL);
 		for (tries = 1; ret == -ENOMEM && tries < PIDX_PREFILL_TRIES; tries++) {
 			cond_resched();
