@@ -39,11 +39,35 @@ BLOCK = re.compile(r"(<!-- pidx-report:begin (\S+) -->\n)(.*?)"
 DOCS_WITH_BLOCKS = ("README.md", "results/README.md")
 
 
+def targets_for(directory, default):
+    """A directory's own targets.toml, the targets it was judged by when it
+    was the reference, wins over results/targets.toml: history keeps its
+    verdicts when the targets move on."""
+    own = os.path.join(directory, "targets.toml")
+    return (own, True) if os.path.isfile(own) else (default, False)
+
+
+def make_report(directory, targets):
+    path, own = targets_for(directory, targets)
+    rep = Report(Results(directory), tg.load(path))
+    rep.own_targets = own
+    # DIR/previous names the reference before this one (a sibling
+    # directory): the report sets its verdicts beside this one's
+    prev = os.path.join(directory, "previous")
+    if os.path.isfile(prev):
+        with open(prev, encoding="utf-8") as f:
+            name = f.read().strip()
+        pdir = os.path.join(os.path.dirname(os.path.abspath(directory)), name)
+        if not os.path.isfile(os.path.join(pdir, "results.csv")):
+            raise ReportError(f"{prev}: no results directory {name}")
+        ppath, _ = targets_for(pdir, targets)
+        rep.previous = (name, Report(Results(pdir), tg.load(ppath)))
+    return rep
+
+
 def report_text(directory, targets):
-    res = Results(directory)
-    return Report(res, tg.load(targets)), \
-        Report(res, tg.load(targets)).markdown(
-            os.path.basename(os.path.abspath(directory)))
+    rep = make_report(directory, targets)
+    return rep, rep.markdown(os.path.basename(os.path.abspath(directory)))
 
 
 def updated(path, repo, targets):
@@ -53,7 +77,7 @@ def updated(path, repo, targets):
 
     def fill(m):
         d = os.path.join(repo, m.group(2))
-        rep = Report(Results(d), tg.load(targets))
+        rep = make_report(d, targets)
         rel = os.path.relpath(d, os.path.dirname(os.path.abspath(path)))
         return m.group(1) + rep.summary_block(rel) + "\n" + m.group(4)
     return text, BLOCK.sub(fill, text)

@@ -212,6 +212,31 @@ def main():
           res.left_out.get("remote fork exits mostly local") == 1 and
           sorted(r["index"] for r in res.rows) == ["idr", "rbskip"],
           f"{res.left_out}, {[r['index'] for r in res.rows]}")
+    # a directory's own targets.toml wins; DIR/previous sets the verdicts
+    # of the reference before it beside this one's
+    import report  # noqa: E402  (scripts/report.py)
+    old = run_dir(lookup([0.5, 0.6, 0.55]), meta="env=user\n")
+    new = run_dir(lookup([0.9, 0.95, 0.92]), meta="env=user\n")
+    with open(os.path.join(old, "targets.toml"), "w") as f:
+        f.write('[[target]]\nname = "t"\nsubjects = ["skiplist"]\n'
+                'baseline = "idr"\nmetric = "ns_per_op"\nop = "<="\n'
+                'threshold = 0.7\nsubstrate = ["user-native"]\n'
+                'where = { workload = "lookup", keys = 32768, ncpus = 1 }\n')
+    with open(os.path.join(new, "previous"), "w") as f:
+        f.write(os.path.basename(old) + "\n")
+    default = os.path.join(new, "default-targets.toml")
+    with open(default, "w") as f:
+        f.write(open(os.path.join(old, "targets.toml")).read()
+                .replace("threshold = 0.7", "threshold = 0.5"))
+    _, text_old = report.report_text(old, default)
+    _, text_new = report.report_text(new, default)
+    check("a directory's own targets.toml decides its verdicts",
+          "| **met** |" in text_old and "targets.toml` in this directory" in
+          text_old, "not met under its own threshold 0.7")
+    check("the previous reference's verdicts stand beside this one's",
+          f"## Against the previous reference, {os.path.basename(old)}" in
+          text_new and "| t | native | met | missed | **changed** |" in
+          text_new, "no changed row")
     print(f"test_report.py: {failed} failed")
     return 1 if failed else 0
 
