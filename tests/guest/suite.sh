@@ -218,7 +218,7 @@ t_kcsan_pidmap() {
 		return
 	fi
 	# 960 of 1023 numbers live, each CPU's 8 newest beside them
-	set_all "indexes=$ixs" keys=960 pid_max=1024 fork_window=8 ops=4000 repeat=1 \
+	set_all "indexes=$ixs" keys=960 pid_max=1024 fork_window=8 ops=20000 repeat=1 \
 		cpus=all workload=fork mode=kthread
 	for i in 1 2 3; do
 		expect "kcsan: $ixs fork storm $i in a full space, dense watchpoints" ok \
