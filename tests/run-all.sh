@@ -627,7 +627,8 @@ kcsan_control() {
 kcsan_library_control() {
 	local b=$WORK/kcsan-lib-control rc
 	cp -a "$SRC" "$b"
-	sed -i 's/^\t\tw = pidmap_next_open(pm, w + 1);$/\t\tw = find_next_zero_bit(pm->full, pm->nwords, w + 1);/' \
+	sed -i -e 's/^\t\tw = pidmap_next_open(pm, w + 1);$/\t\tw = find_next_zero_bit(pm->full, pm->nwords, w + 1);/' \
+		-e 's/^static unsigned int pidmap_next_open(/static unsigned int __maybe_unused pidmap_next_open(/' \
 		"$b/pidx_pidmap.c"
 	if ! grep -q 'find_next_zero_bit(pm->full' "$b/pidx_pidmap.c" || ! build_module "$b" "$2"; then
 		fail "kcsan library control: build" "the pidmap scanning its summary with find_next_zero_bit()"
