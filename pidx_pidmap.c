@@ -30,6 +30,7 @@ int pidx_pidmap_init(struct pidx_pidmap *pm, u32 pid_max)
 	pm->nwords = BITS_TO_LONGS(pid_max);
 	atomic64_set(&pm->cursor, 0);
 	pm->frozen = 0;
+	pm->last_passes = 0;
 	raw_spin_lock_init(&pm->last_pass);
 	pm->map = kvcalloc(pm->nwords, sizeof(unsigned long), GFP_KERNEL);
 	pm->full = bitmap_zalloc(pm->nwords, GFP_KERNEL);
@@ -276,6 +277,7 @@ static int pidmap_last_pass(struct pidx_pidmap *pm, u32 floor)
 	int pid;
 
 	raw_spin_lock(&pm->last_pass);
+	WRITE_ONCE(pm->last_passes, pm->last_passes + 1);
 	WRITE_ONCE(pm->frozen, 1);
 	/* the flag before the counts: pairs with pidx_pidmap_release() */
 	smp_mb();

@@ -42,6 +42,8 @@ struct pidx_pidmap {
 	 */
 	int frozen;
 	raw_spinlock_t last_pass;
+	/* last passes made, for describe(): written under @last_pass */
+	unsigned long last_passes;
 	atomic64_t cursor ____cacheline_aligned_in_smp;
 };
 
@@ -91,6 +93,12 @@ static inline u32 pidx_pidmap_cursor(struct pidx_pidmap *pm)
 static inline u64 pidx_pidmap_laps(struct pidx_pidmap *pm)
 {
 	return (u64)atomic64_read(&pm->cursor) >> 32;
+}
+
+/* Searches that made the last pass of a full space (pidx_pidmap.c). */
+static inline unsigned long pidx_pidmap_last_passes(struct pidx_pidmap *pm)
+{
+	return READ_ONCE(pm->last_passes);
 }
 
 /*
