@@ -11,8 +11,11 @@
  *               it; search [max(cursor, floor), pid_max); when nothing is free
  *               there and the search did not already start at the floor,
  *               search [floor, pid_max) once more; the cursor becomes
- *               pid + 1.  -ENOSPC when nothing is free.  The number is
- *               published (visible to lookup/find_ge) before alloc returns.
+ *               pid + 1.  -ENOSPC when nothing is free: for writers
+ *               that take no common lock, at some instant during the call,
+ *               however other CPUs free and take numbers meanwhile.  The
+ *               number is published (visible to lookup/find_ge) before
+ *               alloc returns.
  *  - insert():  take a given number; -EEXIST if present, -EINVAL outside
  *               [1, pid_max).  Does not move the cursor.
  *  - lookup():  lockless; the caller holds rcu_read_lock().  A key present

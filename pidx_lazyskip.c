@@ -872,9 +872,10 @@ static void lz_describe(struct pidx_index *idx, char *buf, size_t len)
 
 	lz_sum(lz, &t);
 	n = scnprintf(buf, len,
-		      "nodes=%ld;sl_p=%u;max_level=%u;top=%u;retries=%lu;cursor=%u;laps=%llu;bitmap_bytes=%zu;levels=",
+		      "nodes=%ld;sl_p=%u;max_level=%u;top=%u;retries=%lu;cursor=%u;laps=%llu;last_passes=%lu;bitmap_bytes=%zu;levels=",
 		      t.nr, lz->p, lz->max_level, READ_ONCE(lz->top), t.retries,
 		      pidx_pidmap_cursor(&lz->pm), pidx_pidmap_laps(&lz->pm),
+		      pidx_pidmap_last_passes(&lz->pm),
 		      (lz->pm.nwords + BITS_TO_LONGS(lz->pm.nwords)) * sizeof(long));
 	for (h = 1; h <= READ_ONCE(lz->top); h++) {
 		e = scnprintf(entry, sizeof(entry), "%s%u:%ld", h > 1 ? "/" : "",

@@ -796,9 +796,10 @@ static void lfr_describe(struct pidx_index *idx, char *buf, size_t len)
 
 	lfr_sum(lf, &t);
 	scnprintf(buf, len,
-		  "keys=%ld;leaves=%ld;spares=%ld;inner=%ld;height=%u;retired=%lu;rebuilds=%lu;insert_waits=%lu;cursor=%u;laps=%llu;bitmap_bytes=%zu",
+		  "keys=%ld;leaves=%ld;spares=%ld;inner=%ld;height=%u;retired=%lu;rebuilds=%lu;insert_waits=%lu;cursor=%u;laps=%llu;last_passes=%lu;bitmap_bytes=%zu",
 		  t.keys, t.leaves, t.spares, lf->inner, lf->height, t.retired, t.rebuilds,
 		  t.waits, pidx_pidmap_cursor(&lf->pm), pidx_pidmap_laps(&lf->pm),
+		  pidx_pidmap_last_passes(&lf->pm),
 		  (lf->pm.nwords + BITS_TO_LONGS(lf->pm.nwords)) * sizeof(long));
 }
 

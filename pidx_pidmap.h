@@ -25,6 +25,7 @@
 
 #include <linux/atomic.h>
 #include <linux/cache.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
 struct pidx_pidmap {
@@ -34,6 +35,15 @@ struct pidx_pidmap {
 	unsigned long __percpu *releases;
 	u32 nwords;
 	u32 pid_max;
+	/*
+	 * Set while a search makes its last pass of pidmap_claim_any(): a
+	 * release that sees it waits for @last_pass before it returns.  On
+	 * the line every release reads anyway, and written only then.
+	 */
+	int frozen;
+	raw_spinlock_t last_pass;
+	/* last passes made, for describe(): written under @last_pass */
+	unsigned long last_passes;
 	atomic64_t cursor ____cacheline_aligned_in_smp;
 };
 
@@ -45,7 +55,11 @@ size_t pidx_pidmap_bytes(const struct pidx_pidmap *pm);
 
 /* With interrupts off: false when @k was claimed already. */
 bool pidx_pidmap_claim(struct pidx_pidmap *pm, u32 k);
-/* With interrupts off, after the index no longer holds @k. */
+/*
+ * With interrupts off, after the index no longer holds @k.  Waits, at most
+ * for a few passes over the map, while another CPU's search makes the last
+ * pass that decides -ENOSPC.
+ */
 void pidx_pidmap_release(struct pidx_pidmap *pm, u32 k);
 /* No number of word @w is claimed: number 0 and the tail past pid_max aside. */
 bool pidx_pidmap_word_unclaimed(struct pidx_pidmap *pm, unsigned int w);
@@ -85,6 +99,12 @@ static inline u32 pidx_pidmap_cursor(struct pidx_pidmap *pm)
 static inline u64 pidx_pidmap_laps(struct pidx_pidmap *pm)
 {
 	return (u64)atomic64_read(&pm->cursor) >> 32;
+}
+
+/* Searches that made the last pass of a full space (pidx_pidmap.c). */
+static inline unsigned long pidx_pidmap_last_passes(struct pidx_pidmap *pm)
+{
+	return READ_ONCE(pm->last_passes);
 }
 
 /*

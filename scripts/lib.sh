@@ -18,6 +18,14 @@ die() {
 
 is_root() { [ "$(id -u)" -eq 0 ]; }
 
+# The lib/ helpers that pidx calls on its own data (find_next_bit() and its family,
+# bitmap_weight() and the like), as an extended regex on the function name: KCSAN's
+# report whitelist in the guest takes them beside pidx's functions, and vm-run.sh counts
+# a report in one when pidx called it (--kcsan-library).  The one list, for run-all.sh
+# and tests/test-runner.sh.
+# shellcheck disable=SC2034 # read by the scripts that source this file
+PIDX_KCSAN_LIBRARY='^(_find_(first|next|last)_|__bitmap_)'
+
 # pkg_installed PKG: true when dpkg knows PKG as installed (false on non-Debian systems).
 pkg_installed() {
 	command -v dpkg-query >/dev/null 2>&1 || return 1

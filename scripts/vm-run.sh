@@ -19,6 +19,7 @@ usage() {
 	cat <<'EOF'
 Usage: scripts/vm-run.sh [options] GUEST_SCRIPT [-- ARGS for the guest script]
        scripts/vm-run.sh --extract CONSOLE_LOG [--out DIR] [--quiet] [--no-kcheck]
+                         [--kcsan-module M [--kcsan-library RE]]
 
 Boots a stock kernel under QEMU with a busybox initramfs, runs GUEST_SCRIPT (busybox sh,
 as root; it loads the module itself from $PIDX_KO) and copies the guest's /out to OUT.
@@ -46,6 +47,14 @@ Output:
                       host end is a file: each line the guest writes there is printed to
                       stderr as it arrives, as "vm-run: guest: LINE"
   --no-kcheck         do not fail on kernel warnings/oopses/stalls
+  --kcsan-module M    a KCSAN report is a kernel problem only when one side's access is in
+                      module M's code, or in a library function matching --kcsan-library
+                      called from M's code; the others (the kernel's own races) are
+                      ignored and listed in OUT/kcsan-ignored.txt
+  --kcsan-library RE  the library functions (an extended regex on the name, e.g.
+                      '^_find_next_bit') that count for M; also written to the guest's
+                      /pidx/kcsan-library (with M in /pidx/kcsan-module), whence the
+                      guest suite adds them to KCSAN's report whitelist
   --initrd-only PATH  write the initramfs to PATH and exit (to boot it elsewhere)
   --extract LOG       no boot: take the files and verdict from a console log captured
                       elsewhere (e.g. a guest booted from --initrd-only on another machine)
@@ -84,6 +93,7 @@ KPATTERNS=("WARNING:" "BUG:" "Oops" "Kernel panic" "soft lockup" "hard LOCKUP" "
 
 kernel='' headers='' release='' smp=2 mem=2048 accel=auto timeout_s=600 out='' ko='' numa=0
 quiet=0 kcheck=1 initrd_only='' extract='' append='' guest='' progress=0
+kcsan_module='' kcsan_library=''
 files=() gargs=()
 
 needarg() { [ $# -ge 2 ] || die -c 2 "$1 needs a value (see --help)"; }
@@ -106,6 +116,8 @@ while [ $# -gt 0 ]; do
 	--quiet) quiet=1; shift ;;
 	--progress) progress=1; shift ;;
 	--no-kcheck) kcheck=0; shift ;;
+	--kcsan-module) needarg "$@"; kcsan_module=$2; shift 2 ;;
+	--kcsan-library) needarg "$@"; kcsan_library=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; break ;;
 	-*) die -c 2 "unknown option $1 (see --help)" ;;
@@ -124,6 +136,13 @@ isnum "$mem" || die -c 2 "--mem wants megabytes, not '$mem'"
 isnum "$timeout_s" || die -c 2 "--timeout wants seconds, not '$timeout_s'"
 case $accel in auto | tcg | kvm) ;; *) die -c 2 "--accel is auto, tcg or kvm, not '$accel'" ;; esac
 if [ "$numa" = 1 ] && [ "$smp" -lt 2 ]; then die -c 2 "--numa needs --smp 2 or more"; fi
+if [ -n "$kcsan_library" ]; then
+	[ -n "$kcsan_module" ] || die -c 2 "--kcsan-library needs --kcsan-module"
+	# awk takes it as a dynamic regex; a bad one must not pass as matching nothing
+	awk -v re="$kcsan_library" 'BEGIN { if ("" ~ re) exit 1 }' </dev/null 2>/dev/null ||
+		die -c 2 "--kcsan-library '$kcsan_library' is not a regex that names functions"
+fi
+case $kcsan_module in *[!A-Za-z0-9_]*) die -c 2 "--kcsan-module wants a module name, not '$kcsan_module'" ;; esac
 if [ -z "$extract" ]; then
 	[ -n "$guest" ] || { usage >&2; exit 2; }
 	[ -f "$guest" ] || die -c 2 "guest script $guest not found"
@@ -281,6 +300,10 @@ build_initramfs() { # DEST ACCEL
 	echo "$2" >"$st/pidx/accel"
 	echo "$release" >"$st/pidx/kernel"
 	if [ "$progress" = 1 ]; then : >"$st/pidx/progress"; fi
+	if [ -n "$kcsan_module" ]; then
+		echo "$kcsan_module" >"$st/pidx/kcsan-module"
+		echo "$kcsan_library" >"$st/pidx/kcsan-library"
+	fi
 	pack "$st" "$1"
 }
 
@@ -429,18 +452,90 @@ collect_files() {
 	return "$bad"
 }
 
+# --kcsan-module: the KCSAN reports of LOG (from "BUG: KCSAN:" to the closing "===" line)
+# that stand in the module, on stdout with every other line; each other one goes to
+# IGNORED, whole, and its header line to IGNORED.heads.  A side of a report (its access
+# and stack) stands in the module when its top frame is the module's ("... [M]"), or
+# when its top frames are library functions matching --kcsan-library and the first frame
+# below them is the module's.  A weak-memory report's "reordered to:" line is a frame.
+kcsan_sift() { # LOG IGNORED
+	# shellcheck disable=SC2016 # awk program, not shell
+	awk -v mod="[$kcsan_module]" -v re="$kcsan_library" -v ign="$2" '
+	function bare(l) { sub(/^\[ *[0-9]+\.[0-9]+\] /, "", l); sub(/^\[ *[CT][0-9]+\] /, "", l); return l }
+	function done_report(   i) {
+		if (stands) {
+			for (i = 1; i <= n; i++) print buf[i]
+		} else {
+			for (i = 1; i <= n; i++) print buf[i] > ign
+			print head > (ign ".heads")
+		}
+		inrep = 0
+	}
+	function frame(f,   fn, inmod) {
+		inmod = substr(f, length(f) - length(mod) + 1) == mod
+		fn = f; sub(/[+ ].*/, "", fn)
+		if (!lib) return
+		if (inmod) { stands = 1; lib = 0 }
+		else if (re == "" || fn !~ re) lib = 0
+	}
+	{
+		s = bare($0)
+		if (index(s, "BUG: KCSAN: ")) {
+			if (inrep) done_report()
+			inrep = 1; n = 0; stands = 0; head = s; side = 0
+		}
+		if (!inrep) { print; next }
+		buf[++n] = $0
+		if (n > 1 && s ~ /^=+$/) { done_report(); next }
+		if (s ~ /^(read|write|assert)/ && s ~ / on cpu [0-9]+:$/) { side = 1; lib = 1; next }
+		if (!side) next
+		if (s == "") { side = 0; next }
+		sub(/^[ |]*(\+-> reordered to: )?/, "", s)
+		if (s ~ /^[A-Za-z_.][A-Za-z0-9_.$]*\+0x[0-9a-f]+\/0x[0-9a-f]+( \[[A-Za-z0-9_]+\])?$/) frame(s)
+	}
+	END { if (inrep) done_report() }
+	' "$1"
+}
+
+# The console (frames excluded) and the received dmesg.txt as the kernel check reads
+# them: with --kcsan-module, less the KCSAN reports that do not stand in the module,
+# which go to OUT/kcsan-ignored.txt (those of the console; dmesg.txt repeats them).
+kscan_console=$tmp/frames/plain.log
+kscan_dmesg=
+kcsan_prepare() {
+	kscan_dmesg=$out/dmesg.txt
+	[ -n "$kcsan_module" ] || return 0
+	rm -f "$tmp/kcsan-ign" "$tmp/kcsan-ign.heads" "$tmp/kcsan-dign" "$tmp/kcsan-dign.heads"
+	kcsan_sift "$tmp/frames/plain.log" "$tmp/kcsan-ign" >"$tmp/plain.kcsan"
+	kscan_console=$tmp/plain.kcsan
+	if grep -qx dmesg.txt "$tmp/received" 2>/dev/null; then
+		kcsan_sift "$out/dmesg.txt" "$tmp/kcsan-dign" >"$tmp/dmesg.kcsan"
+		kscan_dmesg=$tmp/dmesg.kcsan
+		# the console shows KCSAN's reports (KERN_ERR) as dmesg.txt holds them; should
+		# only dmesg.txt hold some, list those
+		if [ ! -s "$tmp/kcsan-ign.heads" ] && [ -s "$tmp/kcsan-dign.heads" ]; then
+			mv "$tmp/kcsan-dign" "$tmp/kcsan-ign"
+			mv "$tmp/kcsan-dign.heads" "$tmp/kcsan-ign.heads"
+		fi
+	fi
+	if [ -s "$tmp/kcsan-ign.heads" ]; then
+		cp "$tmp/kcsan-ign" "$out/kcsan-ignored.txt"
+		info "KCSAN: $(wc -l <"$tmp/kcsan-ign.heads") report(s) outside $kcsan_module ignored (OUT/kcsan-ignored.txt): $(head -n 1 "$tmp/kcsan-ign.heads")"
+	fi
+}
+
 # First kernel-problem line in the console (frames excluded) or the received dmesg.txt.
 kernel_problem() {
 	local pat=() p f hit
 	for p in "${KPATTERNS[@]}"; do pat+=(-e "$p"); done
-	for f in "$tmp/frames/plain.log" "$out/dmesg.txt"; do
-		[ "$f" = "$out/dmesg.txt" ] && ! grep -qx dmesg.txt "$tmp/received" 2>/dev/null && continue
+	for f in "$kscan_console" "$kscan_dmesg"; do
+		[ "$f" = "$kscan_dmesg" ] && ! grep -qx dmesg.txt "$tmp/received" 2>/dev/null && continue
 		[ -f "$f" ] || continue
 		# The kernel echoes its command line (and unknown parameters), which may name
 		# hung_task_* and such options.
 		hit=$(grep -a -v -i 'command line' "$f" | grep -a -F -m1 "${pat[@]}" || true)
 		if [ -n "$hit" ]; then
-			printf '%s (in %s)\n' "$hit" "$([ "$f" = "$out/dmesg.txt" ] && echo dmesg.txt || echo console)"
+			printf '%s (in %s)\n' "$hit" "$([ "$f" = "$kscan_dmesg" ] && echo dmesg.txt || echo console)"
 			return 0
 		fi
 	done
@@ -466,6 +561,7 @@ verdict() {
 	local qst=$1 marker rc problem=
 	local xfer_ok=1
 	collect_files || xfer_ok=0
+	kcsan_prepare
 	marker=$(grep -a -E '^==PIDX-GUEST-EXIT [0-9]+==$' "$tmp/frames/plain.log" | tail -n1 || true)
 	if [ "$kcheck" = 1 ]; then problem=$(kernel_problem) || problem=; fi
 	host_pause_evidence
@@ -578,8 +674,8 @@ host_monitor() { # PIDFILE LOG DONEFILE (the caller creates DONEFILE once qemu i
 # Other lines keep their place at the front with time -1.
 merged_log() {
 	local f
-	for f in "$tmp/frames/plain.log" "$out/dmesg.txt"; do
-		[ "$f" = "$out/dmesg.txt" ] && ! grep -qx dmesg.txt "$tmp/received" 2>/dev/null && continue
+	for f in "$kscan_console" "$kscan_dmesg"; do
+		[ "$f" = "$kscan_dmesg" ] && ! grep -qx dmesg.txt "$tmp/received" 2>/dev/null && continue
 		[ -f "$f" ] && cat "$f"
 	done | awk '
 		# a kernel line that landed after unfinished user output starts mid-line

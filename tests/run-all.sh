@@ -161,7 +161,7 @@ host_tests() {
 	section "plot.py on the committed fixture"
 	bash "$REPO/tests/test-plot.sh" >"$WORK/test-plot.log" 2>&1
 	count_lines "plot: " "$WORK/test-plot.log"
-	section "the VM runner's verdicts on the host-pause fixture (no boot)"
+	section "the VM runner's verdicts on the host-pause and KCSAN fixtures (no boot)"
 	bash "$REPO/tests/test-runner.sh" >"$WORK/test-runner.log" 2>&1
 	count_lines "runner: " "$WORK/test-runner.log"
 }
@@ -835,8 +835,9 @@ debug_kernel_tests() {
 		return
 	fi
 	# KCSAN starts off: the guest suite switches it on once its report filter is
-	# set, so that the core kernel's boot-time races are never reported
-	[ "$fl" = kcsan ] && opt=(--append kcsan.early_enable=0) || opt=()
+	# set, so that the core kernel's boot-time races are never reported; a report
+	# counts when it stands in pidx or in a lib/ helper pidx called
+	[ "$fl" = kcsan ] && opt=("${KCSAN_OPTS[@]}") || opt=()
 	guest "$name" "$WORK/g$name" --smp 2 --timeout 2700 --kernel "$kernel" --headers "$headers" \
 		${opt[@]+"${opt[@]}"} --ko "$d/pidx.ko" "$REPO/tests/guest/suite.sh" -- "$name"
 	# the selftest's concurrent phases alone at 1 and 4 vCPUs (the full
@@ -865,8 +866,13 @@ debug_kernel_tests() {
 	else
 		# the guest itself checks KCSAN was switched on and set watchpoints
 		kcsan_control "$kernel" "$headers"
+		kcsan_library_control "$kernel" "$headers"
 	fi
 }
+
+# The KCSAN guests' runner options: KCSAN switched on by the suite once its filter is
+# set, and the reports that count (scripts/lib.sh has the list of library helpers).
+KCSAN_OPTS=(--append kcsan.early_enable=0 --kcsan-module pidx --kcsan-library "$PIDX_KCSAN_LIBRARY")
 
 # The KCSAN pass must be able to fail: without the latch annotation of
 # pidx_rbskip.c (KCSAN saw this race before it was added), rbskip's writers race
@@ -880,13 +886,39 @@ kcsan_control() {
 		return
 	fi
 	"$REPO/scripts/vm-run.sh" --quiet --out "$b/out" --smp 2 --timeout 900 --kernel "$1" \
-		--headers "$2" --append kcsan.early_enable=0 --ko "$b/pidx.ko" \
+		--headers "$2" "${KCSAN_OPTS[@]}" --ko "$b/pidx.ko" \
 		"$REPO/tests/guest/suite.sh" -- only t_kcsan_filter t_kcsan_storms \
 		>"$b/vm-run.log" 2>&1
 	if grep -q 'BUG: KCSAN: data-race in pidx_rbskip' "$b/out/console.log"; then
 		pass "kcsan control: an unannotated rbskip latch is reported"
 	else
 		fail "kcsan control" "a KCSAN data-race report in pidx_rbskip, saw: $(tail -n 2 "$b/vm-run.log" | tr '\n' ' ')"
+	fi
+}
+
+# The filter must also report a race on pidx's data whose plain access sits in lib/:
+# the pidmap's search reads the summary of full words with find_next_zero_bit()
+# again (as before issue 30) while other CPUs' claims and releases write it, and
+# the runner must fail the boot on that report (kernel problem, exit 125).
+kcsan_library_control() {
+	local b=$WORK/kcsan-lib-control rc
+	cp -a "$SRC" "$b"
+	sed -i -e 's/^\t\tw = pidmap_next_open(pm, w + 1);$/\t\tw = find_next_zero_bit(pm->full, pm->nwords, w + 1);/' \
+		-e 's/^static unsigned int pidmap_next_open(/static unsigned int __maybe_unused pidmap_next_open(/' \
+		"$b/pidx_pidmap.c"
+	if ! grep -q 'find_next_zero_bit(pm->full' "$b/pidx_pidmap.c" || ! build_module "$b" "$2"; then
+		fail "kcsan library control: build" "the pidmap scanning its summary with find_next_zero_bit()"
+		return
+	fi
+	"$REPO/scripts/vm-run.sh" --quiet --out "$b/out" --smp 2 --timeout 900 --kernel "$1" \
+		--headers "$2" "${KCSAN_OPTS[@]}" --ko "$b/pidx.ko" \
+		"$REPO/tests/guest/suite.sh" -- only t_kcsan_filter t_kcsan_pidmap \
+		>"$b/vm-run.log" 2>&1
+	rc=$?
+	if [ $rc = 125 ] && grep -q 'kernel problem: .*BUG: KCSAN: data-race in .*_find_next_zero_bit' "$b/vm-run.log"; then
+		pass "kcsan control: an unmarked read of pidx's bitmap in lib/ is reported"
+	else
+		fail "kcsan library control" "exit 125 on a KCSAN report in _find_next_zero_bit, saw exit $rc: $(tail -n 2 "$b/vm-run.log" | tr '\n' ' ')"
 	fi
 }
 

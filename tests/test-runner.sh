@@ -3,13 +3,18 @@
 # on the host-pause fixture (tests/fixtures/host-pause) and on variants made from it.
 # A host pause (exit 123) needs evidence of one and none of a guest fault; a stall inside
 # a pidx run, one that cannot be placed against the runs, one showing pidx code, and any
-# other kernel problem are real.  Prints "PASS name" or "FAIL name: ..." per case.
+# other kernel problem are real.  Then the KCSAN report filter (--kcsan-module,
+# --kcsan-library) on tests/fixtures/kcsan: a report counts when one side's access is in
+# pidx or in a library helper pidx called; the kernel's own are ignored and listed.
+# Prints "PASS name" or "FAIL name: ..." per case.
 set -uo pipefail
 
 SELF_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$SELF_DIR/.." && pwd)
 FIX=$SELF_DIR/fixtures/host-pause/console.log
 VMRUN=$REPO/scripts/vm-run.sh
+# shellcheck source=../scripts/lib.sh
+. "$REPO/scripts/lib.sh"
 T=$(mktemp -d /tmp/pidx-test-runner.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
@@ -17,7 +22,8 @@ trap 'rm -rf "$T"' EXIT
 # (an extended regex) on its stderr
 case_() {
 	local name=$1 want=$2 pat=$3 log=$4 rc
-	"$VMRUN" --extract "$log" --out "$T/$name" --quiet >"$T/$name.out" 2>&1
+	shift 4
+	"$VMRUN" --extract "$log" --out "$T/$name" --quiet "$@" >"$T/$name.out" 2>&1
 	rc=$?
 	if [ "$rc" = "$want" ] && grep -q -E -- "$pat" "$T/$name.out"; then
 		echo "PASS $name (exit $rc)"
@@ -64,3 +70,49 @@ sed 's/took 37987284988 ns/took 217120430 ns/' "$T/hrtimer-only.log" >"$T/hrtime
 case_ "not a host pause - a 0.2 s hrtimer interrupt" 3 'guest script exited 3' "$T/hrtimer-short.log"
 nostall >"$T/clean.log"
 case_ "a clean guest with a host pause stays a pass" 0 'host pause seen, no harm done' "$T/clean.log"
+
+# KCSAN: the clean console of a KCSAN guest, with one report (or more) put in before the
+# suite's summary
+K=$SELF_DIR/fixtures/kcsan
+KOPT=(--kcsan-module pidx --kcsan-library "$PIDX_KCSAN_LIBRARY")
+with() { # NAME REPORT...: the fixture with the reports, as $T/NAME.log
+	local name=$1 r
+	shift
+	for r in "$@"; do cat "$K/$r.txt"; done >"$T/$name.reports"
+	sed "/^GUEST-SUMMARY/{
+r $T/$name.reports
+N
+}" "$K/console.log" >"$T/$name.log"
+	grep -q 'BUG: KCSAN' "$T/$name.log" || echo "FAIL fixture $name: no report put in"
+}
+case_ "kcsan - the clean fixture passes" 0 'guest script exited 0' "$K/console.log" "${KOPT[@]}"
+with lib lib-from-pidx
+case_ "kcsan - a read in _find_next_zero_bit called from pidx counts" 125 \
+	'kernel problem: .*BUG: KCSAN: data-race in _find_next_zero_bit / pidx_pidmap_claim' "$T/lib.log" "${KOPT[@]}"
+with both lib-both
+case_ "kcsan - both sides in lib helpers called from pidx count" 125 \
+	'kernel problem: .*BUG: KCSAN: data-race in __bitmap_clear / _find_next_bit' "$T/both.log" "${KOPT[@]}"
+case_ "kcsan - without the library list, a race of two lib helpers is ignored" 0 \
+	'KCSAN: 1 report\(s\) outside pidx ignored.*__bitmap_clear / _find_next_bit' "$T/both.log" --kcsan-module pidx
+with own pidx-own
+case_ "kcsan - a race in pidx's own code counts, reordered frame and all" 125 \
+	'kernel problem: .*BUG: KCSAN: data-race in pidx_rbskip_lookup' "$T/own.log" "${KOPT[@]}"
+with kern kernel-hrtimer lib-kernel maple-under-pidx
+kern="kcsan - the kernel's own races (hrtimer, a helper for the kernel, maple internals) are ignored"
+case_ "$kern" 0 \
+	'KCSAN: 3 report\(s\) outside pidx ignored .*: BUG: KCSAN: data-race in __hrtimer_run_queues / hrtimer_active' \
+	"$T/kern.log" "${KOPT[@]}"
+n=$(grep -c 'BUG: KCSAN' "$T/$kern/kcsan-ignored.txt" 2>/dev/null)
+if [ "$n" = 3 ] && [ "$(grep -c -e 'Reported by Kernel Concurrency' -e ' mas_walk+' -e ' hrtimer_active+' \
+	"$T/$kern/kcsan-ignored.txt")" = 5 ]; then
+	echo "PASS kcsan - the ignored reports are listed whole in kcsan-ignored.txt"
+else
+	echo "FAIL kcsan - ignored reports listed: 3 whole reports in kcsan-ignored.txt, saw ${n:-no file}"
+fi
+case_ "kcsan - without --kcsan-module every report is a kernel problem" 125 \
+	'kernel problem: .*BUG: KCSAN: data-race in __hrtimer_run_queues' "$T/kern.log"
+with mixed kernel-hrtimer lib-from-pidx
+case_ "kcsan - a pidx report after an ignored one counts" 125 \
+	'kernel problem: .*BUG: KCSAN: data-race in _find_next_zero_bit' "$T/mixed.log" "${KOPT[@]}"
+case_ "kcsan - a library list without a module is refused" 2 'needs --kcsan-module' \
+	"$K/console.log" --kcsan-library "$PIDX_KCSAN_LIBRARY"

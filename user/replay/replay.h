@@ -12,6 +12,8 @@ void kc_set_cpu(int cpu);
 void h_init(void);
 void h_post(int i);
 void h_wait(int i);
+/* 1 when posted within @ms, 0 when the other thread is still busy */
+int h_wait_ms(int i, int ms);
 void *h_start(void *(*fn)(void *));
 void h_join(void *t);
 /* pin this thread to @cpu (0 or an error); the CPU it runs on */
