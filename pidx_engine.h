@@ -177,7 +177,7 @@ struct pidx_result {
 	u64 round_max_ns;		/* kthread: longest batch */
 	u64 irqs_off_max_ns;		/* kthread: 0 (batches run with irqs on) */
 
-	/* fork storms: the settings, fork_exit as it ran (1 CPU: local) */
+	/* fork storms: the settings (1 CPU: remote runs local) */
 	u32 fork_lookups;
 	enum pidx_fork_exit fork_exit;
 	u64 fork_local_exits;		/* remote: own PIDs freed, window full */

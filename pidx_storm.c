@@ -147,8 +147,11 @@ void pidx_result_init(struct pidx_result *res, const struct pidx_ops *ops,
 	res->trace_visits = cfg->trace_visits;
 	res->dependent = cfg->dependent;
 	res->fork_lookups = cfg->fork_lookups;
-	res->fork_exit = pidx_fork_remote(cfg, cpumask_weight(&cfg->cpus)) ?
-			 PIDX_EXIT_REMOTE : PIDX_EXIT_LOCAL;
+	/*
+	 * The setting, whatever the CPU count: one CPU has no other to exit
+	 * on, and a gain from 1 to 2 CPUs compares rows of one setting.
+	 */
+	res->fork_exit = cfg->fork_exit;
 	res->pmu = cfg->pmu;
 	res->shape = cfg->shape;
 	res->numa_node = cfg->node;

@@ -111,8 +111,8 @@ class Report:
         return out
 
     def keys_order(self):
-        return sorted(self.head, key=lambda k: (workload_key(k[0]), k[1],
-                                                k[2]))
+        return sorted(self.head, key=lambda k: (workload_key(k[0]), k[2],
+                                                k[1]))
 
     # ------------------------------------------------------------- pieces
     def environment(self):
@@ -517,7 +517,15 @@ class Report:
             "".join(f"{ABBR.get(n, n)[:w]:>{w + 1}}" for n in names)
         out = ["ratio to idr (median of paired repeats; idr's own ns/op, "
                "or D1 misses/op under cachegrind)", head]
+        shown = None
         for key in self.keys_order():
+            # the settings that tell this workload's configurations apart
+            # (shape, dependent, ...) head the lines they hold for
+            if key[2] and (key[0], key[2]) != shown:
+                shown = (key[0], key[2])
+                out.append(f"  {key[0]}, {key[2]}:"[:width])
+            elif not key[2]:
+                shown = None
             for sub in self.subs:
                 cells = self.head[key].get(sub)
                 if not cells or "idr" not in cells:
