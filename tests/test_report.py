@@ -155,7 +155,8 @@ def main():
                                            header=HEADER + ",dependent")))
     check("batched and dependent lookups get a verdict each, labelled",
           sorted((x.setting, x.verdict) for x in v) ==
-          [("dependent=0", "met"), ("dependent=1", "missed")],
+          [("dependent=0, dense keys only", "met"),
+           ("dependent=1, dense keys only", "missed")],
           [(x.setting, x.verdict) for x in v])
 
     # cachegrind counts decide alone
@@ -235,8 +236,18 @@ def main():
           text_old, "not met under its own threshold 0.7")
     check("the previous reference's verdicts stand beside this one's",
           f"## Against the previous reference, {os.path.basename(old)}" in
-          text_new and "| t | native | met | missed | **changed** |" in
-          text_new, "no changed row")
+          text_new and "| t | native | met (dense keys only) | missed (dense "
+          "keys only) | **changed** |" in text_new, "no changed row")
+    # a verdict that rests on dense keys alone says so; one with a shape
+    # that varies names each
+    rows = [r + ["dense"] for r in lookup([0.5, 0.5, 0.5])] + \
+        [r + ["aged"] for r in lookup([0.9, 0.9, 0.9])]
+    v = tg.judge(target(), Results(run_dir(rows, header=HEADER + ",shape")))
+    check("a verdict on dense keys alone says so; shapes that vary are named",
+          [x.setting for x in verdicts(lookup([0.5] * 3), target())] ==
+          ["dense keys only"] and
+          sorted(x.setting for x in v) == ["shape=aged", "shape=dense"],
+          [x.setting for x in v])
     print(f"test_report.py: {failed} failed")
     return 1 if failed else 0
 

@@ -114,6 +114,16 @@ def label(config, keys):
     return ", ".join(f"{k}={d.get(k)}" for k in keys)
 
 
+def shape_label(config, keys):
+    """label(), saying so when the verdict rests on dense keys alone: the
+    IDR at its best (docs/measuring.md)."""
+    text = label(config, keys)
+    if "shape" in keys or dict(config).get("shape", "dense") not in \
+            ("dense", "", None):
+        return text
+    return (text + ", " if text else "") + "dense keys only"
+
+
 def decide(iv, op, threshold, deterministic):
     if iv is None or iv.n == 0:
         return "not measured"
@@ -208,7 +218,7 @@ def judge(t, res):
             for key in sorted(groups, key=str):
                 a, b = groups[key]
                 name, iv, why = judge_gain(t, a, b, res)
-                out.append(Verdict(t, sub, label(key, diff), name, iv,
+                out.append(Verdict(t, sub, shape_label(key, diff), name, iv,
                                    decide(iv, t["op"], t["threshold"],
                                           sub in DETERMINISTIC), why))
             return out
@@ -222,7 +232,7 @@ def judge(t, res):
         out = []
         for key in sorted(groups, key=str):
             name, iv, why = judge_ratio(t, groups[key], res)
-            out.append(Verdict(t, sub, label(key, diff), name, iv,
+            out.append(Verdict(t, sub, shape_label(key, diff), name, iv,
                                decide(iv, t["op"], t["threshold"],
                                       sub in DETERMINISTIC), why))
         return out
