@@ -304,24 +304,28 @@ class Report:
         name, prev = self.previous
 
         def by_name(verdicts):
-            out = {}
+            out, words = {}, {}
             for v in verdicts:
                 key = (v.target["name"], SUBSTRATE_SHORT.get(v.substrate, "-"))
                 text = v.verdict + (f" ({v.setting})" if v.setting else "")
                 out.setdefault(key, []).append(text)
-            return out
-        now, before = by_name(self.verdicts()), by_name(prev.verdicts())
+                words.setdefault(key, set()).add(v.verdict)
+            return out, words
+        (now, now_w), (before, before_w) = by_name(self.verdicts()), \
+            by_name(prev.verdicts())
         lines = [f"## Against the previous reference, {name}", "",
                  f"Each target's verdicts here and in `{name}` (under the "
                  "targets that run was judged by, with its settings: see "
-                 "its report); **changed** where they differ.", "",
+                 "its report); **changed** where the verdicts differ, "
+                 "whatever the settings they were judged at.", "",
                  "| target | substrate | before | now | |",
                  "|---|---|---|---|---|"]
         for key in list(now) + [k for k in before if k not in now]:
             b = "; ".join(before.get(key, ["not a target then"]))
             n = "; ".join(now.get(key, ["not a target now"]))
+            changed = before_w.get(key) != now_w.get(key)
             lines.append(f"| {key[0]} | {key[1]} | {b} | {n} | "
-                         f"{'**changed**' if b != n else ''} |")
+                         f"{'**changed**' if changed else ''} |")
         return "\n".join(lines) + "\n"
 
     def memory_md(self):
@@ -558,10 +562,15 @@ class Report:
         fast = [x for x in self.winners() if x[0][0] in ("lookup", "fork")
                 and x[1] not in ("kernel-tcg", "kernel-kvm")]
         if fast:
-            lines += ["Fastest index (median ns/op, ratio to idr): " +
-                      "; ".join(f"{k[0]} {fmt_keys(k[1])}: {w} "
-                                f"{fmt(r.median) if r else '?'}x"
-                                for k, s, w, r, _, _ in fast) + ".", ""]
+            # one line per workload and configuration, its sizes in a row
+            groups = {}
+            for k, s, w, r, _, _ in fast:
+                groups.setdefault((k[0], k[2]), []).append(
+                    f"{fmt_keys(k[1])} {w} {fmt(r.median) if r else '?'}x")
+            lines += ["Fastest index (median ns/op, ratio to idr):", ""]
+            lines += [f"- {wl}{', ' + extra if extra else ''}: "
+                      + "; ".join(v) for (wl, extra), v in groups.items()]
+            lines.append("")
         lines.append("| target | on | value [interval] | threshold "
                      "| verdict |")
         lines.append("|---|---|---|---|---|")
