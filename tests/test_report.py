@@ -248,6 +248,14 @@ def main():
           ["dense keys only"] and
           sorted(x.setting for x in v) == ["shape=aged", "shape=dense"],
           [x.setting for x in v])
+    # memory per key: a table per substrate and shape, pid_max named
+    rows = [r + ["dense"] for r in lookup([0.5] * 3)] + \
+        [r + ["aged"] for r in lookup([0.9] * 3)]
+    mem = Report(Results(run_dir(rows, header=HEADER + ",shape")),
+                 {"target": []}).memory_md()
+    check("memory per key: a table for each live set, pid_max named",
+          "native, aged keys:" in mem and "native, dense keys:" in mem and
+          "32K (pid_max 65536)" in mem, mem[:200])
     print(f"test_report.py: {failed} failed")
     return 1 if failed else 0
 

@@ -329,30 +329,36 @@ class Report:
         return "\n".join(lines) + "\n"
 
     def memory_md(self):
-        subs = [s for s in self.subs if s != "cachegrind"]
-        if not subs:
-            return ""
-        sub = subs[0]
-        rows = [r for r in self.res.rows if r["substrate"] == sub
-                and r["wl"] == "lookup"]
-        keys = sorted({r["keys"] for r in rows})
-        if not keys:
-            return ""
-        lines = [f"Bytes per key the index held after a lookup storm "
-                 f"({SUBSTRATE_SHORT[sub]} rows; median over repeats).", "",
-                 "| index | " + " | ".join(fmt_keys(k) for k in keys) + " |",
-                 "|---|" + "---|" * len(keys)]
-        for name in self.indexes:
-            if name == "null":
-                continue
-            cells = []
-            for k in keys:
-                v = [self.res.value(r, "bytes_per_key") for r in rows
-                     if r["index"] == name and r["keys"] == k]
-                v = [x for x in v if x is not None]
-                cells.append(fmt(Interval(v).median) if v else "")
-            lines.append(f"| {name} | " + " | ".join(cells) + " |")
-        return "\n".join(lines)
+        """Bytes per key after a lookup storm: a table per substrate and
+        live-set shape, a column per keys size and its pid_max."""
+        out = ["Bytes per key the index held after a lookup storm (median "
+               "over repeats), by substrate and live set."]
+        for sub in [s for s in self.subs if s != "cachegrind"]:
+            rows = [r for r in self.res.rows if r["substrate"] == sub
+                    and r["wl"] == "lookup"]
+            for shape in sorted({r.get("shape") or "dense" for r in rows}):
+                srows = [r for r in rows if (r.get("shape") or "dense") ==
+                         shape]
+                cols = sorted({(r["keys"], r.get("pid_max", "")) for r in
+                               srows}, key=lambda c: (c[0], str(c[1])))
+                if not cols:
+                    continue
+                out += ["", f"{SUBSTRATE_SHORT[sub]}, {shape} keys:", "",
+                        "| index | " + " | ".join(
+                            f"{fmt_keys(k)} (pid_max {p})" for k, p in cols)
+                        + " |", "|---|" + "---|" * len(cols)]
+                for name in self.indexes:
+                    if name == "null":
+                        continue
+                    cells = []
+                    for k, p in cols:
+                        v = [self.res.value(r, "bytes_per_key") for r in srows
+                             if r["index"] == name and r["keys"] == k and
+                             r.get("pid_max", "") == p]
+                        v = [x for x in v if x is not None]
+                        cells.append(fmt(Interval(v).median) if v else "")
+                    out.append(f"| {name} | " + " | ".join(cells) + " |")
+        return "\n".join(out) if len(out) > 1 else ""
 
     def cachegrind_md(self):
         rows = [r for r in self.res.rows if r["substrate"] == "cachegrind"]
