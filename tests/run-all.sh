@@ -742,7 +742,7 @@ csv_count() {
 
 bench_plumbing_test() {
 	section "make bench plumbing at a tiny size (keys 1K, 2 workloads, 2 repeats): VM, user and cachegrind sweeps"
-	local out=$WORK/bench nk nu nc
+	local out=$WORK/bench nk nu nc na nka nua
 	if "$REPO/scripts/bench.sh" --vm --smp 2 --keys 1K --cpus 1,2 \
 		--cpu-sweep-keys 1K --workloads lookup,fork --modes ipi,kthread --ops 2000 --repeat 2 \
 		--cg-keys 1K --cg-workloads lookup --cg-indexes idr,skiplist,null --cg-ops 2000 \
@@ -763,10 +763,15 @@ bench_plumbing_test() {
 	nk=$(csv_count "$out/results.csv" 'v("substrate") == "kernel"')
 	nu=$(csv_count "$out/results.csv" 'v("substrate") == "user" && v("pmu") == "off"')
 	nc=$(csv_count "$out/results.csv" 'v("substrate") == "user" && v("pmu") == "cachegrind" && v("instructions_per_op") > 0')
-	if [ "$nk" -gt 0 ] && [ "$nu" -gt 0 ] && [ "$nc" = 3 ]; then
-		pass "bench under QEMU: kernel, user and cachegrind rows in one results.csv ($nk, $nu, $nc)"
+	# the user and cachegrind sweeps run dense and aged sets by default,
+	# the kernel sweep under QEMU dense only
+	na=$(csv_count "$out/results.csv" 'v("substrate") == "user" && v("pmu") == "cachegrind" && v("shape") == "aged"')
+	nka=$(csv_count "$out/results.csv" 'v("substrate") == "kernel" && v("shape") != "dense"')
+	nua=$(csv_count "$out/results.csv" 'v("substrate") == "user" && v("pmu") == "off" && v("shape") == "aged"')
+	if [ "$nk" -gt 0 ] && [ "$nu" -gt 0 ] && [ "$nc" = 6 ] && [ "$na" = 3 ] && [ "$nka" = 0 ] && [ "$nua" -gt 0 ]; then
+		pass "bench under QEMU: kernel (dense), user and cachegrind (dense and aged) rows in one results.csv ($nk, $nu, $nc)"
 	else
-		fail "bench under QEMU: three parts" "kernel and user rows and 3 cachegrind rows, saw $nk, $nu, $nc"
+		fail "bench under QEMU: three parts" "kernel rows (dense only), user rows with aged ones, 6 cachegrind rows (3 aged); saw $nk ($nka not dense), $nu ($nua aged), $nc ($na aged)"
 	fi
 	if grep -qx 'parts=kernel,user,cachegrind' "$out/meta" && grep -q '^part_kernel=.*EMULATED' "$out/meta" &&
 		grep -q '^part_cachegrind=.*pmu=cachegrind' "$out/meta" &&
