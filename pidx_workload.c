@@ -288,35 +288,32 @@ static __always_inline void pidx_lookup_loop(struct pidx_worker *w, u32 n,
 		pidx_chain_check(w, chain);
 }
 
-static noinline void pidx_lookup_batch(struct pidx_worker *w, u32 n)
+/* pidx_lookup_loop() with the storm's shape made a constant of each call */
+static __always_inline void pidx_lookup_shaped(struct pidx_worker *w, u32 n,
+					       const bool dependent)
 {
 	switch (w->storm->shape->shape) {
 	case PIDX_SHAPE_SPREAD:
-		pidx_lookup_loop(w, n, PIDX_SHAPE_SPREAD, false);
+		pidx_lookup_loop(w, n, PIDX_SHAPE_SPREAD, dependent);
 		break;
 	case PIDX_SHAPE_AGED:
-		pidx_lookup_loop(w, n, PIDX_SHAPE_AGED, false);
+		pidx_lookup_loop(w, n, PIDX_SHAPE_AGED, dependent);
 		break;
 	default:
-		pidx_lookup_loop(w, n, PIDX_SHAPE_DENSE, false);
+		pidx_lookup_loop(w, n, PIDX_SHAPE_DENSE, dependent);
 		break;
 	}
+}
+
+static noinline void pidx_lookup_batch(struct pidx_worker *w, u32 n)
+{
+	pidx_lookup_shaped(w, n, false);
 }
 
 /* pidx_lookup_batch() with dependent=1. */
 static noinline void pidx_lookup_chain(struct pidx_worker *w, u32 n)
 {
-	switch (w->storm->shape->shape) {
-	case PIDX_SHAPE_SPREAD:
-		pidx_lookup_loop(w, n, PIDX_SHAPE_SPREAD, true);
-		break;
-	case PIDX_SHAPE_AGED:
-		pidx_lookup_loop(w, n, PIDX_SHAPE_AGED, true);
-		break;
-	default:
-		pidx_lookup_loop(w, n, PIDX_SHAPE_DENSE, true);
-		break;
-	}
+	pidx_lookup_shaped(w, n, true);
 }
 
 static void pidx_op_insert(struct pidx_worker *w)
