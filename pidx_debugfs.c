@@ -14,7 +14,7 @@
 #include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
-#include "pidx_storm.h"
+#include "pidx_state.h"
 
 /* a cpulist of every CPU of a large machine fits; anything longer is junk */
 #define PIDX_WRITE_MAX	512
@@ -28,6 +28,8 @@ struct pidx_setting {
 };
 
 static struct dentry *pidx_dir;
+/* the state these files show and change: the module's, given at init */
+static struct pidx_state *pidx_ui;
 
 static int pidx_parse_word(const char *val, const char *const *words,
 			   unsigned int n)
@@ -370,12 +372,12 @@ static int pidx_get_user_word(const char __user *ubuf, size_t count,
 	return **word ? 0 : -EINVAL;
 }
 
-/* one setting at a time: writers hold pidx_cfg_lock */
+/* one setting at a time: writers hold pidx_ui->cfg_lock */
 static struct pidx_config pidx_cfg_new;
 
 /*
- * A run or selftest copies the settings and sets pidx_running under
- * pidx_cfg_lock, so testing pidx_running here refuses exactly the writes
+ * A run or selftest copies the settings and sets pidx_ui->running under
+ * pidx_ui->cfg_lock, so testing pidx_ui->running here refuses exactly the writes
  * that would land while one is in flight; two settings writers only wait
  * for each other.
  */
@@ -383,14 +385,14 @@ static int pidx_apply_setting(const struct pidx_setting *set, char *val)
 {
 	int ret = -EBUSY;
 
-	mutex_lock(&pidx_cfg_lock);
-	if (!pidx_running) {
-		pidx_cfg_new = pidx_cfg;
+	mutex_lock(&pidx_ui->cfg_lock);
+	if (!pidx_ui->running) {
+		pidx_cfg_new = pidx_ui->cfg;
 		ret = set->parse(&pidx_cfg_new, val);
 		if (!ret)
-			pidx_cfg = pidx_cfg_new;
+			pidx_ui->cfg = pidx_cfg_new;
 	}
-	mutex_unlock(&pidx_cfg_lock);
+	mutex_unlock(&pidx_ui->cfg_lock);
 	return ret;
 }
 
@@ -415,12 +417,12 @@ static int pidx_setting_show(struct seq_file *m, void *v)
 {
 	const struct pidx_setting *set = m->private;
 
-	mutex_lock(&pidx_cfg_lock);
+	mutex_lock(&pidx_ui->cfg_lock);
 	if (set->show)
-		set->show(m, &pidx_cfg);
+		set->show(m, &pidx_ui->cfg);
 	else
-		seq_printf(m, "%u\n", *(u32 *)((char *)&pidx_cfg + set->u32_offset));
-	mutex_unlock(&pidx_cfg_lock);
+		seq_printf(m, "%u\n", *(u32 *)((char *)&pidx_ui->cfg + set->u32_offset));
+	mutex_unlock(&pidx_ui->cfg_lock);
 	return 0;
 }
 
@@ -459,18 +461,18 @@ static ssize_t pidx_stall_test_write(struct file *file, const char __user *ubuf,
 	kfree(buf);
 	if (ret)
 		return ret;
-	mutex_lock(&pidx_cfg_lock);
-	if (pidx_running)
+	mutex_lock(&pidx_ui->cfg_lock);
+	if (pidx_ui->running)
 		ret = -EBUSY;
 	else
-		WRITE_ONCE(pidx_stall_test_ms, ms);
-	mutex_unlock(&pidx_cfg_lock);
+		WRITE_ONCE(pidx_ui->stall_test_ms, ms);
+	mutex_unlock(&pidx_ui->cfg_lock);
 	return ret ? ret : count;
 }
 
 static int pidx_stall_test_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "%u\n", READ_ONCE(pidx_stall_test_ms));
+	seq_printf(m, "%u\n", READ_ONCE(pidx_ui->stall_test_ms));
 	return 0;
 }
 
@@ -508,16 +510,16 @@ static ssize_t pidx_testcase_write(struct file *file, const char __user *ubuf,
 	if (ret)
 		return ret;
 	if (!strcmp(cmd, "run")) {
-		ret = pidx_run();
+		ret = pidx_run(pidx_ui);
 	} else if (!strcmp(cmd, "selftest")) {
-		ret = pidx_selftest(false);
+		ret = pidx_selftest(pidx_ui, false);
 	} else if (!strcmp(cmd, "racetest")) {
-		ret = pidx_selftest(true);
+		ret = pidx_selftest(pidx_ui, true);
 	} else if (!strcmp(cmd, "reset")) {
-		if (!mutex_trylock(&pidx_run_lock))
+		if (!mutex_trylock(&pidx_ui->run_lock))
 			return -EBUSY;
-		pidx_reset();
-		mutex_unlock(&pidx_run_lock);
+		pidx_reset(pidx_ui);
+		mutex_unlock(&pidx_ui->run_lock);
 	} else {
 		ret = -EINVAL;
 	}
@@ -526,12 +528,12 @@ static ssize_t pidx_testcase_write(struct file *file, const char __user *ubuf,
 
 static int pidx_testcase_show(struct seq_file *m, void *v)
 {
-	mutex_lock(&pidx_cfg_lock);
+	mutex_lock(&pidx_ui->cfg_lock);
 	seq_printf(m, "state: %s\nlast: %s %d %s\nruns: %u\ncommands: run reset selftest racetest\n",
-		   pidx_running ? "running" : "idle",
-		   pidx_cmd_names[pidx_last_cmd], pidx_last_rc, pidx_last_why,
-		   pidx_run_no);
-	mutex_unlock(&pidx_cfg_lock);
+		   pidx_ui->running ? "running" : "idle",
+		   pidx_cmd_names[pidx_ui->last_cmd], pidx_ui->last_rc, pidx_ui->last_why,
+		   pidx_ui->run_no);
+	mutex_unlock(&pidx_ui->cfg_lock);
 	return 0;
 }
 
@@ -624,7 +626,7 @@ static void pidx_show_bounds(struct seq_file *m, const struct pidx_result *r)
 	struct pidx_milli b[2];
 	u64 round = 0, irqs_off = 0;
 
-	list_for_each_entry_from(s, &pidx_results, node) {
+	list_for_each_entry_from(s, &pidx_ui->results, node) {
 		if (s->run != r->run)
 			break;
 		round = max(round, s->round_max_ns);
@@ -655,7 +657,7 @@ static void pidx_show_more(struct seq_file *m, struct list_head *first)
 		seq_printf(m, "%-9s %3s %12s %10s %12s %10s\n", "index", "rep",
 			   "nodes_mean", "nodes_max", "lines_mean", "lines_max");
 		s = r;
-		list_for_each_entry_from(s, &pidx_results, node) {
+		list_for_each_entry_from(s, &pidx_ui->results, node) {
 			if (s->run != r->run)
 				break;
 			seq_printf(m, "%-9s %3u %12s %10u %12s %10u\n", s->index,
@@ -674,7 +676,7 @@ static void pidx_show_more(struct seq_file *m, struct list_head *first)
 			seq_printf(m, " %s", pidx_pmu_counter_names[c]);
 		seq_putc(m, '\n');
 		s = r;
-		list_for_each_entry_from(s, &pidx_results, node) {
+		list_for_each_entry_from(s, &pidx_ui->results, node) {
 			if (s->run != r->run)
 				break;
 			seq_printf(m, "%-9s %3u", s->index, s->repeat);
@@ -688,7 +690,7 @@ static void pidx_show_more(struct seq_file *m, struct list_head *first)
 		   *r->numa_note ? " (" : "", r->numa_note,
 		   *r->numa_note ? ")" : "", r->cpu_nodes);
 	s = r;
-	list_for_each_entry_from(s, &pidx_results, node)
+	list_for_each_entry_from(s, &pidx_ui->results, node)
 		if (s->run == r->run && !s->repeat)
 			seq_printf(m, "%-9s index objects per node (node:count) after prefill: %s\n",
 				   s->index, s->mem_nodes);
@@ -716,14 +718,14 @@ static void pidx_show_summary(struct seq_file *m, struct list_head *first)
 	seq_puts(m, "\nns/op over repeats: median [min..max]; extra\n");
 	r = list_entry(first, struct pidx_result, node);
 	run = r->run;
-	list_for_each_entry_from(r, &pidx_results, node) {
+	list_for_each_entry_from(r, &pidx_ui->results, node) {
 		if (r->run != run)
 			break;
 		if (r->repeat)
 			continue;
 		n = 0;
 		s = r;
-		list_for_each_entry_from(s, &pidx_results, node)
+		list_for_each_entry_from(s, &pidx_ui->results, node)
 			if (s->run == run && s->index == r->index &&
 			    n < PIDX_REPEAT_MAX)
 				v[n++] = s->nsop_milli;
@@ -748,7 +750,7 @@ static void pidx_show_skipped(struct seq_file *m, unsigned long skipped)
 }
 
 /*
- * Never waits for a run or selftest (they hold pidx_run_lock, not the locks
+ * Never waits for a run or selftest (they hold pidx_ui->run_lock, not the locks
  * taken here only briefly): during a selftest, the previous command's text;
  * during a run, its rows so far.  Every section shows one run's rows alone,
  * though the next run may have added its first while this one was read.
@@ -759,19 +761,19 @@ static int pidx_result_show(struct seq_file *m, void *v)
 	unsigned long skipped;
 	u32 run_no;
 
-	mutex_lock(&pidx_cfg_lock);
-	if ((pidx_last_cmd == PIDX_CMD_SELFTEST ||
-	     pidx_last_cmd == PIDX_CMD_RACETEST) && pidx_selftest_shown.buf) {
-		seq_puts(m, pidx_selftest_shown.buf);
-		mutex_unlock(&pidx_cfg_lock);
+	mutex_lock(&pidx_ui->cfg_lock);
+	if ((pidx_ui->last_cmd == PIDX_CMD_SELFTEST ||
+	     pidx_ui->last_cmd == PIDX_CMD_RACETEST) && pidx_ui->selftest_shown.buf) {
+		seq_puts(m, pidx_ui->selftest_shown.buf);
+		mutex_unlock(&pidx_ui->cfg_lock);
 		return 0;
 	}
-	run_no = pidx_run_no;
-	skipped = pidx_run_skipped;
-	mutex_unlock(&pidx_cfg_lock);
+	run_no = pidx_ui->run_no;
+	skipped = pidx_ui->run_skipped;
+	mutex_unlock(&pidx_ui->cfg_lock);
 
-	mutex_lock(&pidx_results_lock);
-	list_for_each_entry(r, &pidx_results, node) {
+	mutex_lock(&pidx_ui->results_lock);
+	list_for_each_entry(r, &pidx_ui->results, node) {
 		if (r->run != run_no)
 			continue;
 		if (!first) {
@@ -787,7 +789,7 @@ static int pidx_result_show(struct seq_file *m, void *v)
 		seq_puts(m, "no results: write run to testcase\n");
 	}
 	pidx_show_skipped(m, skipped);
-	mutex_unlock(&pidx_results_lock);
+	mutex_unlock(&pidx_ui->results_lock);
 	return 0;
 }
 
@@ -806,18 +808,18 @@ static const struct file_operations pidx_result_fops = {
 
 static void *pidx_csv_start(struct seq_file *m, loff_t *pos)
 {
-	mutex_lock(&pidx_results_lock);
-	return seq_list_start_head(&pidx_results, *pos);
+	mutex_lock(&pidx_ui->results_lock);
+	return seq_list_start_head(&pidx_ui->results, *pos);
 }
 
 static void *pidx_csv_next(struct seq_file *m, void *v, loff_t *pos)
 {
-	return seq_list_next(v, &pidx_results, pos);
+	return seq_list_next(v, &pidx_ui->results, pos);
 }
 
 static void pidx_csv_stop(struct seq_file *m, void *v)
 {
-	mutex_unlock(&pidx_results_lock);
+	mutex_unlock(&pidx_ui->results_lock);
 }
 
 static int pidx_csv_show(struct seq_file *m, void *v)
@@ -828,10 +830,10 @@ static int pidx_csv_show(struct seq_file *m, void *v)
 		.extra = "",
 		.bounds = true,
 	};
-	/* one reader at a time: pidx_csv_start() holds pidx_results_lock */
+	/* one reader at a time: pidx_csv_start() holds pidx_ui->results_lock */
 	static char row[PIDX_CSV_ROW_MAX];
 
-	if (v == &pidx_results) {
+	if (v == &pidx_ui->results) {
 		seq_puts(m, PIDX_CSV_HEADER);
 		return 0;
 	}
@@ -914,11 +916,12 @@ static void pidx_debugfs_file(const char *name, umode_t mode, void *data,
 		*err = PTR_ERR(d);
 }
 
-int pidx_debugfs_init(void)
+int pidx_debugfs_init(struct pidx_state *st)
 {
 	unsigned int i;
 	int ret;
 
+	pidx_ui = st;
 	ret = pidx_apply_params();
 	if (ret)
 		return ret;

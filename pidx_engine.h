@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pidx storm engine: configuration, results and the entry points shared by
- * the engine (pidx_core.c), its control files (pidx_debugfs.c) and the
- * correctness tests (pidx_selftest.c).
+ * pidx storm engine: the settings of a run and the row it records, shared by
+ * both substrates (the module and user/pidx-user).  The module's own state
+ * around them is pidx_state.h's.
  */
 #ifndef _PIDX_ENGINE_H
 #define _PIDX_ENGINE_H
@@ -115,12 +115,6 @@ struct pidx_config {
 	enum pidx_shape shape;
 };
 
-/* Settings: written and read under pidx_cfg_lock; never while pidx_running. */
-extern struct pidx_config pidx_cfg;
-extern struct mutex pidx_cfg_lock;
-/* Held for the whole of a run, selftest or reset: one at a time. */
-extern struct mutex pidx_run_lock;
-
 enum pidx_verdict { PIDX_VERIFIED, PIDX_FAILED, PIDX_NOT_CHECKED, PIDX_NR_VERDICTS };
 
 struct pidx_result {
@@ -188,52 +182,6 @@ struct pidx_result {
 	u32 shape_wraps;		/* aged: the simulation's wraps */
 };
 
-/* Results since load or reset, oldest first; protected by pidx_results_lock. */
-extern struct list_head pidx_results;
-extern struct mutex pidx_results_lock;
-/* Written with pidx_run_lock and pidx_cfg_lock held: either one to read. */
-extern u32 pidx_run_no;
-/* indexes the last run left out: they cannot take its writers (see pidx.h) */
-extern unsigned long pidx_run_skipped;
-
-/* Text of a selftest, see pidx_selftest_log and pidx_selftest_shown. */
-struct pidx_log {
-	char *buf;
-	size_t len;
-	size_t size;
-};
-
-__printf(2, 3) void pidx_log_printf(struct pidx_log *log, const char *fmt, ...);
-
-enum pidx_last_cmd {
-	PIDX_CMD_NONE, PIDX_CMD_RUN, PIDX_CMD_RESET, PIDX_CMD_SELFTEST,
-	PIDX_CMD_RACETEST,
-};
-
-/* The last-command state: under pidx_cfg_lock. */
-extern enum pidx_last_cmd pidx_last_cmd;
-extern int pidx_last_rc;
-extern const char *pidx_last_why;	/* why the last run was refused */
-extern bool pidx_running;
-/*
- * The log a selftest is writing, its own under pidx_run_lock, and the log
- * of the last one to finish, which test_result shows: under pidx_cfg_lock,
- * so a reader never meets a log being written or freed.
- */
-extern struct pidx_log pidx_selftest_log;
-extern struct pidx_log pidx_selftest_shown;
-void pidx_selftest_publish(void);
-/* debugfs stall_test, ms: taken (and zeroed) by the next storm */
-extern u32 pidx_stall_test_ms;
-
-int pidx_run(void);
-void pidx_kthread_wait_stop(void);
-void pidx_reset(void);
-int pidx_selftest(bool races_only);
-unsigned int pidx_selftest_index(const struct pidx_ops *ops,
-				 struct pidx_log *log, unsigned int *checks,
-				 bool races_only);
-
 void pidx_fill_params(const struct pidx_config *cfg,
 		      struct pidx_params *p);
 u32 pidx_space(u32 pid_max);
@@ -262,26 +210,5 @@ void pidx_pmu_close(struct pidx_pmu_set *set);
 
 void pidx_visits_begin(void);
 void pidx_visits_end(struct pidx_visit_sum *sum);
-
-/*
- * Test only (module parameter fault_inject, a mask): the module's own
- * contexts that the kernel's fault injection may fail.  Each one named is
- * marked with make_it_fail, so that failslab with task-filter Y fails its
- * allocations (with ignore-gfp-wait N, its sleeping ones too).  ipi storms
- * run in whatever task an IPI interrupts: failslab reaches them only with
- * task-filter N.  Every row of a run made with a nonzero mask is labelled
- * faults=failslab in extra, and scripts/plot.py leaves such rows out.
- */
-#define PIDX_FAULT_STORM	BIT(0)	/* the storm kthreads */
-#define PIDX_FAULT_PREFILL	BIT(1)	/* the prefill kthread */
-#define PIDX_FAULT_SELFTEST	BIT(2)	/* the selftest's phase under faults */
-#define PIDX_FAULT_LOAD		BIT(3)	/* module init and exit */
-extern unsigned int pidx_fault_inject;
-/* Marks the current task when @on; returns its mark before, for the restore. */
-int pidx_fault_mark(bool on);
-void pidx_fault_restore(int old);
-
-int pidx_debugfs_init(void);
-void pidx_debugfs_exit(void);
 
 #endif /* _PIDX_ENGINE_H */

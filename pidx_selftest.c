@@ -27,10 +27,15 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include "pidx_compat.h"
+#include "pidx_hooks.h"
 #include "pidx_registry.h"
+#include "pidx_sched.h"
+#include "pidx_state.h"
 
 struct pidx_st {
 	const struct pidx_ops *ops;
+	/* the settings as the selftest began: nothing writes them meanwhile */
+	const struct pidx_config *cfg;
 	struct pidx_log *log;
 	unsigned int passed;
 	unsigned int total;
@@ -145,9 +150,7 @@ static struct pidx_index *pidx_st_create_p(struct pidx_st *st, u32 pid_max,
 	struct pidx_params p;
 	struct pidx_index *idx;
 
-	mutex_lock(&pidx_cfg_lock);
-	pidx_fill_params(&pidx_cfg, &p);
-	mutex_unlock(&pidx_cfg_lock);
+	pidx_fill_params(st->cfg, &p);
 	p.pid_max = pid_max;
 	if (tall) {
 		p.sl_p = 2;
@@ -348,7 +351,7 @@ static void pidx_st_faults(struct pidx_st *st)
 {
 	const u32 pid_max = 2048, nops = 3000;
 	u32 i, pid, wrong = 0, kept = 0, refused_rm = 0, refused = 0, k;
-	u64 rng = pidx_rand_seed(pidx_cfg.seed, 0xfa17);
+	u64 rng = pidx_rand_seed(st->cfg->seed, 0xfa17);
 	/* the first disagreement, logged once nothing can fail any more */
 	int got, want, mark, bad[4] = { 0 };
 	struct pidx_oracle o;
@@ -439,7 +442,7 @@ static void pidx_st_random(struct pidx_st *st, u32 pid_max, u32 nops)
 {
 	struct pidx_oracle o;
 	struct pidx_index *idx;
-	u64 rng = pidx_rand_seed(pidx_cfg.seed, pid_max);
+	u64 rng = pidx_rand_seed(st->cfg->seed, pid_max);
 	u32 i, wrong = 0, pid;
 	int got, want;
 
@@ -498,42 +501,6 @@ out:
  * several times slower makes fewer rounds of the same checks instead of
  * taking minutes; what they check does not depend on how far they got.
  */
-DEFINE_STATIC_KEY_FALSE(pidx_race_delays);
-static DEFINE_PER_CPU(u64, pidx_race_rand);
-
-/* The longest race delay: several writer steps, even under TCG. */
-#define PIDX_RACE_DELAY_NS	3000
-
-void __pidx_race_delay(void)
-{
-	unsigned long flags;
-	u64 r;
-
-	/* a writer in an interrupt on this CPU would tear the generator state */
-	local_irq_save(flags);
-	r = pidx_rand_next(this_cpu_ptr(&pidx_race_rand));
-	local_irq_restore(flags);
-	/* every other call goes straight on: both orders of each window occur */
-	if (r & 1)
-		return;
-	ndelay(pidx_rand_below(&r, PIDX_RACE_DELAY_NS));
-}
-
-static void pidx_st_race_delays(bool on)
-{
-	unsigned int cpu;
-
-	if (!on) {
-		static_branch_disable(&pidx_race_delays);
-		return;
-	}
-	/* no writer runs yet, so nobody reads the states while they are set */
-	for_each_possible_cpu(cpu)
-		per_cpu(pidx_race_rand, cpu) = pidx_rand_seed(pidx_cfg.seed,
-							      1000 + cpu);
-	static_branch_enable(&pidx_race_delays);
-}
-
 static unsigned int pidx_st_ms(ktime_t since)
 {
 	return ktime_ms_delta(ktime_get(), since);
@@ -600,6 +567,7 @@ struct pidx_st_team {
 	struct completion done;
 	unsigned long deadline;
 	bool stop;
+	u64 seed;		/* the workers' generators are drawn from it */
 };
 
 static int pidx_st_team_fn(void *arg)
@@ -649,7 +617,7 @@ static int pidx_st_team_start(struct pidx_st_team *t, unsigned int n,
 		t->w[i].team = t;
 		t->w[i].priv = priv ? (char *)priv + i * size : NULL;
 		t->w[i].id = i;
-		t->w[i].rng = pidx_rand_seed(pidx_cfg.seed, 2000 + i);
+		t->w[i].rng = pidx_rand_seed(t->seed, 2000 + i);
 		task = kthread_create_on_node(pidx_st_team_fn, &t->w[i],
 					      cpu_to_node(cpu), "pidx_st/%u", i);
 		if (IS_ERR(task)) {
@@ -745,7 +713,7 @@ static void pidx_st_fill_fn(struct pidx_st_worker *w)
 
 static void pidx_st_alloc_fill(struct pidx_st *st)
 {
-	struct pidx_st_team t = { .fn = pidx_st_fill_fn };
+	struct pidx_st_team t = { .fn = pidx_st_fill_fn, .seed = st->cfg->seed };
 	struct pidx_st_fill_ctx c = { .ops = st->ops };
 	unsigned int n = pidx_st_nthreads(1), i, j;
 	u32 total = 0, dups = 0, outside = 0, falling = 0, enospc = 0;
@@ -937,12 +905,12 @@ static void pidx_st_wrap_fn(struct pidx_st_worker *w)
 
 static void pidx_st_alloc_wrap(struct pidx_st *st)
 {
-	struct pidx_st_team t = { .fn = pidx_st_wrap_fn };
+	struct pidx_st_team t = { .fn = pidx_st_wrap_fn, .seed = st->cfg->seed };
 	struct pidx_st_wrap_ctx c = { .ops = st->ops };
 	unsigned int n = pidx_st_nthreads(1), i;
 	u32 allocs = 0, falls = 0, churn_enospc = 0, drain_enospc = 0;
 	u32 nomem = 0, bad = 0, remove_errors = 0, errors = 0, pid;
-	u64 rng = pidx_rand_seed(pidx_cfg.seed, 3000);
+	u64 rng = pidx_rand_seed(st->cfg->seed, 3000);
 	struct pidx_st_wrap_thread *wt;
 	ktime_t t0 = ktime_get();
 	struct pidx_oracle o;
@@ -1329,7 +1297,7 @@ static void pidx_st_race_stable(struct pidx_st_race_ctx *c, u32 k)
 static void pidx_st_race_round(struct pidx_st *st, u32 nkeys, bool tall,
 			       struct pidx_st_race_sum *sum)
 {
-	struct pidx_st_team t = { .fn = pidx_st_race_fn };
+	struct pidx_st_team t = { .fn = pidx_st_race_fn, .seed = st->cfg->seed };
 	struct pidx_st_race_ctx c = { .ops = st->ops, .nkeys = nkeys };
 	unsigned int n = pidx_st_nthreads(1), i, j;
 	struct pidx_st_race_thread *rt;
@@ -1571,7 +1539,7 @@ static void pidx_st_irq_write_fn(struct pidx_st_worker *w)
 
 static void pidx_st_irq(struct pidx_st *st)
 {
-	struct pidx_st_team t = { .fn = pidx_st_irq_write_fn };
+	struct pidx_st_team t = { .fn = pidx_st_irq_write_fn, .seed = st->cfg->seed };
 	struct pidx_st_irq_ctx c = { .ops = st->ops };
 	long fires = 0, misses = 0, find_errors = 0, not_hardirq = 0;
 	long writes = 0, errors = 0, nomem = 0;
@@ -1633,7 +1601,7 @@ static void pidx_st_irq(struct pidx_st *st)
 			     HRTIMER_MODE_REL_PINNED_HARD);
 		c.cpu[cpu].timer.function = pidx_st_irq_fire;
 		c.cpu[cpu].c = &c;
-		c.cpu[cpu].rng = pidx_rand_seed(pidx_cfg.seed, 4000 + cpu);
+		c.cpu[cpu].rng = pidx_rand_seed(st->cfg->seed, 4000 + cpu);
 	}
 
 	t.ctx = &c;
@@ -1786,13 +1754,13 @@ static long pidx_st_resized(struct pidx_st *st, struct pidx_index *idx,
 
 static void pidx_st_grow(struct pidx_st *st)
 {
-	struct pidx_st_team t = { .fn = pidx_st_grow_fn };
+	struct pidx_st_team t = { .fn = pidx_st_grow_fn, .seed = st->cfg->seed };
 	struct pidx_st_grow_ctx c = { .ops = st->ops };
 	unsigned int n = pidx_st_nthreads(1), i, cycle;
 	unsigned long end = jiffies + msecs_to_jiffies(ST_GROW_CYCLE_MS);
 	long reads = 0, misses = 0, find_errors = 0, errors = 0;
 	long resizes, buckets_hi = -1, buckets_lo = -1;
-	u64 rng = pidx_rand_seed(pidx_cfg.seed, 5000);
+	u64 rng = pidx_rand_seed(st->cfg->seed, 5000);
 	struct pidx_st_grow_thread *gt;
 	ktime_t t0 = ktime_get();
 	struct pidx_oracle o;
@@ -1925,11 +1893,12 @@ static void pidx_st_remove_present(struct pidx_st *st)
 	st->ops->destroy(idx);
 }
 
-unsigned int pidx_selftest_index(const struct pidx_ops *ops,
-				 struct pidx_log *log, unsigned int *checks,
-				 bool races_only)
+static unsigned int pidx_selftest_index(const struct pidx_ops *ops,
+					const struct pidx_config *cfg,
+					struct pidx_log *log,
+					unsigned int *checks, bool races_only)
 {
-	struct pidx_st st = { .ops = ops, .log = log };
+	struct pidx_st st = { .ops = ops, .cfg = cfg, .log = log };
 	long mem_before = atomic_long_read(&pidx_mem.bytes);
 
 	if (!races_only) {
@@ -1939,13 +1908,13 @@ unsigned int pidx_selftest_index(const struct pidx_ops *ops,
 		pidx_st_random(&st, 1024, 20000);
 		pidx_st_random(&st, 65536, ST_RANDOM_OPS);
 	}
-	pidx_st_race_delays(true);
+	pidx_race_delays_start(st.cfg->seed);
 	pidx_st_alloc_fill(&st);
 	pidx_st_alloc_wrap(&st);
 	pidx_st_race(&st);
 	pidx_st_irq(&st);
 	pidx_st_grow(&st);
-	pidx_st_race_delays(false);
+	pidx_race_delays_stop();
 	if (!races_only)
 		pidx_st_remove_present(&st);
 	CHECK_EQ(&st, atomic_long_read(&pidx_mem.bytes) - mem_before, 0,
@@ -1958,50 +1927,61 @@ unsigned int pidx_selftest_index(const struct pidx_ops *ops,
 	return st.total - st.passed;
 }
 
+/* cfg_lock held: a finished selftest's log becomes test_result's. */
+static void pidx_selftest_publish(struct pidx_state *ps)
+{
+	lockdep_assert_held(&ps->cfg_lock);
+	pidx_log_free(&ps->selftest_shown);
+	ps->selftest_shown = ps->selftest_log;
+	ps->selftest_log = (struct pidx_log){};
+}
+
 /*
  * @races_only: the concurrent phases alone (the "racetest" command), so that
  * they can run at every CPU count under the checkers' slow kernels.
  */
-int pidx_selftest(bool races_only)
+int pidx_selftest(struct pidx_state *ps, bool races_only)
 {
 	enum pidx_last_cmd cmd = races_only ? PIDX_CMD_RACETEST : PIDX_CMD_SELFTEST;
+	/* serialized by run_lock */
+	static struct pidx_config cfg;
 	unsigned int i, checks, failed = 0, total = 0;
 	unsigned long indexes;
 
-	if (!mutex_trylock(&pidx_run_lock))
+	if (!mutex_trylock(&ps->run_lock))
 		return -EBUSY;
-	mutex_lock(&pidx_cfg_lock);
+	mutex_lock(&ps->cfg_lock);
+	cfg = ps->cfg;
 	/* the indexes selected for runs, but for one without contents (null) */
-	indexes = pidx_cfg.indexes & pidx_indexes_all();
+	indexes = cfg.indexes & pidx_indexes_all();
 	if (!indexes) {
-		pidx_last_cmd = cmd;
-		pidx_last_rc = -EINVAL;
-		pidx_last_why = "indexes holds no index with contents to check";
-		mutex_unlock(&pidx_cfg_lock);
-		mutex_unlock(&pidx_run_lock);
+		ps->last_cmd = cmd;
+		ps->last_rc = -EINVAL;
+		ps->last_why = "indexes holds no index with contents to check";
+		mutex_unlock(&ps->cfg_lock);
+		mutex_unlock(&ps->run_lock);
 		return -EINVAL;
 	}
-	pidx_running = true;
-	mutex_unlock(&pidx_cfg_lock);
-	kvfree(pidx_selftest_log.buf);
-	pidx_selftest_log = (struct pidx_log){};
+	ps->running = true;
+	mutex_unlock(&ps->cfg_lock);
+	pidx_log_free(&ps->selftest_log);
 	for (i = 0; i < pidx_nr_indexes; i++) {
 		if (!(indexes & BIT(i)))
 			continue;
-		failed += pidx_selftest_index(pidx_index_table[i],
-					      &pidx_selftest_log, &checks,
+		failed += pidx_selftest_index(pidx_index_table[i], &cfg,
+					      &ps->selftest_log, &checks,
 					      races_only);
 		total += checks;
 	}
-	pidx_log_printf(&pidx_selftest_log, "selftest: %u of %u checks passed: %s\n",
+	pidx_log_printf(&ps->selftest_log, "selftest: %u of %u checks passed: %s\n",
 			total - failed, total, failed ? "FAILED" : "ok");
-	mutex_lock(&pidx_cfg_lock);
-	pidx_running = false;
-	pidx_last_cmd = cmd;
-	pidx_last_rc = failed ? -EUCLEAN : 0;
-	pidx_last_why = failed ? "checks failed: see test_result" : "";
-	pidx_selftest_publish();
-	mutex_unlock(&pidx_cfg_lock);
-	mutex_unlock(&pidx_run_lock);
+	mutex_lock(&ps->cfg_lock);
+	ps->running = false;
+	ps->last_cmd = cmd;
+	ps->last_rc = failed ? -EUCLEAN : 0;
+	ps->last_why = failed ? "checks failed: see test_result" : "";
+	pidx_selftest_publish(ps);
+	mutex_unlock(&ps->cfg_lock);
+	mutex_unlock(&ps->run_lock);
 	return failed ? -EUCLEAN : 0;
 }
