@@ -66,6 +66,10 @@
  * storm no grace period ends within a round, so every removal of the round
  * needs fresh memory, and an in-place removal would need readers that skip
  * tombstones.
+ *
+ * This file holds what a storm runs: lookups, writers, create and destroy.
+ * The node layout is in pidx_ccskip.h; verify(), describe() and nodes(),
+ * which walk the whole tree, are in pidx_ccskip_verify.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -86,83 +90,9 @@
 
 #include "pidx.h"
 #include "pidx_compat.h"
+#include "pidx_ccskip.h"
 
 #define CCS_B_DEFAULT		16
-#define CCS_LEVELS_MAX		PIDX_SL_LEVELS_MAX
-/* keys in one node: the node header keeps the count in 16 bits */
-#define CCS_NR_MAX		U16_MAX
-/* numbers per directory bucket: see struct ccs */
-#define CCS_DIR_SHIFT		3
-
-/*
- * A node is one kmalloc object:
- *
- *   [nr level scale hi][keys[nr]] pad [child[nr]][count[nr]] pad [tail]
- *
- * Readers touch the 12-byte header, the keys and one child pointer; a leaf
- * (level 0) has no children and no counts.  The tail lies behind everything a
- * reader reads: its rcu_head is written while readers may still walk the
- * node, and it records how far back the node starts, so the RCU callback
- * needs nothing else.
- */
-struct ccs_node {
-	u16 nr;
-	u8 level;
-	u8 unused;
-	/*
-	 * (nr - 1) / (keys[nr - 1] - keys[0]) in 1.31 fixed point, set by
-	 * ccs_node_seal() before the node is published: the slope of
-	 * ccs_rank()'s interpolated first probe.  0 (nr == 1, or a node not
-	 * sealed) only costs the search its shortcut.
-	 */
-	u32 scale;
-	/*
-	 * The node's key range is [keys[0], hi).  A range changes only by a
-	 * split or a merge, and both replace the node, so hi is fixed for
-	 * the node's life: a reader that reaches a leaf from the directory
-	 * learns from it alone whether its key falls in that leaf.
-	 */
-	u32 hi;
-	u32 keys[];
-};
-
-struct ccs_tail {
-	u32 back;		/* bytes from the node start to the tail */
-	u32 bytes;		/* what the node was charged */
-	struct rcu_head rcu;
-};
-
-struct ccs {
-	/* what readers load, away from the line writers dirty */
-	struct ccs_node __rcu *root;
-	/*
-	 * dir[b] is the leaf whose range holds the number b << CCS_DIR_SHIFT
-	 * if that leaf holds keys of bucket b, else NULL; dir[dir_nr] is
-	 * always NULL.  A lookup reads its leaf from here (or from the next
-	 * bucket, past a leaf boundary inside its own) and skips the levels
-	 * above it, as idr's slots are reached by the PID's bits; only a key
-	 * in neither leaf's range descends from the root.  Writers store the
-	 * new leaves here after publishing them in the tree, and before
-	 * retiring the old ones, so a reader holds either, each a whole
-	 * version.
-	 */
-	struct ccs_node __rcu **dir;
-	u32 pid_max;
-	u32 b;			/* a key grows a level with probability 1/b */
-	u32 b_shift;		/* log2(b) */
-	u32 max_level;		/* highest height a key may draw */
-	int node;		/* NUMA setting, see pidx_mem_node() */
-	u32 dir_nr;		/* buckets in dir */
-
-	/* Serializes writers, like pidmap_lock; readers never take it. */
-	spinlock_t lock ____cacheline_aligned_in_smp;
-	u32 cursor;		/* next number to try, as idr_alloc_cyclic() */
-	u32 nr;			/* keys present */
-	u64 rand;		/* height generator, drawn under the lock */
-	size_t bytes;		/* live nodes, read locklessly by mem_bytes() */
-	u32 lvl_nodes[CCS_LEVELS_MAX];
-	u32 lvl_keys[CCS_LEVELS_MAX];	/* sentinels included */
-};
 
 /* Where a writer stands on each level: the node and the slot of the key. */
 struct ccs_path {
@@ -170,46 +100,6 @@ struct ccs_path {
 	u32 pos[CCS_LEVELS_MAX];
 	u32 top;		/* levels in the tree */
 };
-
-static struct ccs *to_ccs(struct pidx_index *idx)
-{
-	return (struct ccs *)idx;
-}
-
-static size_t ccs_dir_bytes(const struct ccs *c)
-{
-	return (size_t)(c->dir_nr + 1) * sizeof(*c->dir);
-}
-
-static size_t ccs_kids_off(u32 nr)
-{
-	return ALIGN(sizeof(struct ccs_node) + sizeof(u32) * nr, 8);
-}
-
-static size_t ccs_tail_off(u32 nr, u32 level)
-{
-	size_t off = ccs_kids_off(nr);
-
-	if (level)
-		off += ALIGN((sizeof(void *) + sizeof(u32)) * nr, 8);
-	return off;
-}
-
-static __always_inline struct ccs_node __rcu **ccs_kids(struct ccs_node *n,
-							u32 nr)
-{
-	return (struct ccs_node __rcu **)((char *)n + ccs_kids_off(nr));
-}
-
-static u32 *ccs_counts(struct ccs_node *n)
-{
-	return (u32 *)(ccs_kids(n, n->nr) + n->nr);
-}
-
-static struct ccs_tail *ccs_tail(struct ccs_node *n)
-{
-	return (struct ccs_tail *)((char *)n + ccs_tail_off(n->nr, n->level));
-}
 
 /* __ccs_rank_full()'s fixed steps, 32 down to 1, cover 2^6 keys */
 #define CCS_RANK_STEPS		6
@@ -345,26 +235,10 @@ static __always_inline struct ccs_node *ccs_rkid(struct ccs_node *n, u32 nr,
 	return rcu_dereference(*kid);
 }
 
-static struct ccs_node *ccs_wroot(struct ccs *c)
-{
-	return rcu_dereference_protected(c->root, lockdep_is_held(&c->lock));
-}
-
 static struct ccs_node *ccs_wkid(struct ccs *c, struct ccs_node *n, u32 i)
 {
 	return rcu_dereference_protected(ccs_kids(n, n->nr)[i],
 					 lockdep_is_held(&c->lock));
-}
-
-/* For verify(), nodes() and destroy(): no writer runs, by contract. */
-static struct ccs_node *ccs_qkid(struct ccs_node *n, u32 i)
-{
-	return rcu_dereference_protected(ccs_kids(n, n->nr)[i], true);
-}
-
-static struct ccs_node *ccs_qroot(struct ccs *c)
-{
-	return rcu_dereference_protected(c->root, true);
 }
 
 /* Keys present in the subtree of @n (the sentinel is not a key). */
@@ -408,18 +282,6 @@ static struct ccs_node *ccs_node_new(struct ccs *c, u32 nr, u32 level,
 	c->lvl_keys[level] += nr;
 	WRITE_ONCE(c->bytes, c->bytes + bytes);
 	return n;
-}
-
-/* The interpolation slope of @n's keys; see struct ccs_node. */
-static u32 ccs_scale(const struct ccs_node *n)
-{
-	u32 span;
-
-	if (n->nr < 2)
-		return 0;
-	span = n->keys[n->nr - 1] - n->keys[0];
-	/* keys ascend: span >= nr - 1, so the slope is at most 1.0 = 2^31 */
-	return div_u64((u64)(n->nr - 1) << 31, span);
 }
 
 /* Once its keys are in, before the node is published. */
@@ -1050,152 +912,9 @@ static void ccs_destroy(struct pidx_index *idx)
 	pidx_mem_uncharge(sizeof(*c));
 }
 
-#define ccs_bad(chk, ...)	pidx_verify_bad(&(chk)->bad, "ccskip", __VA_ARGS__)
-
-struct ccs_check {
-	struct ccs *c;
-	unsigned int bad;
-	u32 dir_seen;		/* buckets checked, each against its leaf */
-	size_t bytes;
-	u32 nodes[CCS_LEVELS_MAX];
-	u32 keys[CCS_LEVELS_MAX];
-};
-
-/*
- * Each bucket that starts in @leaf's range [@lo, @hi) points at the leaf if
- * one of its keys is in the bucket, else holds NULL.  The leaves partition
- * [0, pid_max), so checking each leaf's buckets checks every bucket once.
- */
-static void ccs_check_dir(struct ccs_check *chk, struct ccs_node *leaf,
-			  u32 lo, u32 hi)
-{
-	u32 b = DIV_ROUND_UP(lo, 1U << CCS_DIR_SHIFT);
-	u32 end = DIV_ROUND_UP(hi, 1U << CCS_DIR_SHIFT), i = 0;
-	struct ccs_node *d, *want;
-
-	for (; b < end; b++) {
-		while (i < leaf->nr && leaf->keys[i] >> CCS_DIR_SHIFT < b)
-			i++;
-		want = i < leaf->nr && leaf->keys[i] >> CCS_DIR_SHIFT == b ?
-		       leaf : NULL;
-		d = rcu_dereference_protected(chk->c->dir[b], true);
-		if (d != want)
-			ccs_bad(chk, "directory bucket %u: %s, the leaf at %u %s",
-				b, d ? "set" : "empty", lo,
-				want ? "has keys in it" : "has none");
-		chk->dir_seen++;
-	}
-}
-
-/*
- * Check the subtree of @n, a node of level @level whose keys must lie in
- * [@lo, @hi) starting with @lo, and return the keys present in it.  The
- * child of each key must start with that key and end before the next one:
- * that is every node boundary matching the keys of the level above.
- */
-static u32 ccs_check_node(struct ccs_check *chk, struct ccs_node *n,
-			  u32 level, u32 lo, u32 hi)
-{
-	size_t size;
-	struct ccs_tail *t;
-	u32 i, w = 0, cw, end, *cnt;
-	struct ccs_node *kid;
-
-	if (n->level != level || !n->nr) {
-		ccs_bad(chk, "node at %u: level %u nr %u, expected level %u",
-			lo, n->level, n->nr, level);
-		return 0;
-	}
-	chk->nodes[level]++;
-	chk->keys[level] += n->nr;
-	size = ccs_tail_off(n->nr, level) + sizeof(*t);
-	t = ccs_tail(n);
-	if (t->back != ccs_tail_off(n->nr, level) ||
-	    t->bytes != kmalloc_size_roundup(size))
-		ccs_bad(chk, "node at %u level %u: tail %u/%u for %zu bytes",
-			lo, level, t->back, t->bytes, size);
-	chk->bytes += t->bytes;
-	if (n->keys[0] != lo)
-		ccs_bad(chk, "node at level %u starts with %u, its slot above says %u",
-			level, n->keys[0], lo);
-	if (n->hi != hi)
-		ccs_bad(chk, "node at %u level %u: hi %u, its range ends at %u",
-			lo, level, n->hi, hi);
-	for (i = 1; i < n->nr; i++)
-		if (n->keys[i] <= n->keys[i - 1])
-			ccs_bad(chk, "level %u: key %u after %u", level,
-				n->keys[i], n->keys[i - 1]);
-	if (n->keys[n->nr - 1] >= hi)
-		ccs_bad(chk, "level %u: key %u at or past the node's end %u",
-			level, n->keys[n->nr - 1], hi);
-	if (n->scale != ccs_scale(n))
-		ccs_bad(chk, "node at %u level %u: scale %u, its keys give %u",
-			lo, level, n->scale, ccs_scale(n));
-	if (!level) {
-		ccs_check_dir(chk, n, lo, hi);
-		return n->nr - !n->keys[0];
-	}
-	cnt = ccs_counts(n);
-	for (i = 0; i < n->nr; i++) {
-		kid = ccs_qkid(n, i);
-		end = i + 1 < n->nr ? n->keys[i + 1] : hi;
-		if (!kid) {
-			ccs_bad(chk, "level %u key %u: no child", level,
-				n->keys[i]);
-			continue;
-		}
-		cw = ccs_check_node(chk, kid, level - 1, n->keys[i], end);
-		if (cnt[i] != cw)
-			ccs_bad(chk, "level %u key %u: count %u, subtree holds %u",
-				level, n->keys[i], cnt[i], cw);
-		w += cw;
-	}
-	return w;
-}
-
 static void ccs_set_cursor(struct pidx_index *idx, u32 next)
 {
 	to_ccs(idx)->cursor = next;
-}
-
-static unsigned int ccs_verify(struct pidx_index *idx)
-{
-	struct ccs *c = to_ccs(idx);
-	struct ccs_check chk = { .c = c };
-	struct ccs_node *root = ccs_qroot(c);
-	u32 w, l;
-
-	if (root->level >= c->max_level) {
-		ccs_bad(&chk, "root level %u, at most %u levels", root->level,
-			c->max_level);
-		return chk.bad;
-	}
-	w = ccs_check_node(&chk, root, root->level, 0, c->pid_max);
-	if (w != c->nr)
-		ccs_bad(&chk, "%u keys in the tree, count %u", w, c->nr);
-	/*
-	 * A wrong bucket is reported once, above: this is leaves that miss
-	 * some buckets or share them, which only wrong ranges can do.
-	 */
-	if (chk.dir_seen != c->dir_nr)
-		ccs_bad(&chk, "%u directory buckets checked, of %u: leaves miss or share some",
-			chk.dir_seen, c->dir_nr);
-	if (rcu_dereference_protected(c->dir[c->dir_nr], true))
-		ccs_bad(&chk, "directory bucket %u, past pid_max, is set",
-			c->dir_nr);
-	for (l = 0; l < CCS_LEVELS_MAX; l++)
-		if (chk.nodes[l] != c->lvl_nodes[l] ||
-		    chk.keys[l] != c->lvl_keys[l])
-			ccs_bad(&chk, "level %u: %u nodes %u keys, counted %u/%u",
-				l, chk.nodes[l], chk.keys[l], c->lvl_nodes[l],
-				c->lvl_keys[l]);
-	if (chk.bytes != c->bytes)
-		ccs_bad(&chk, "%zu bytes in nodes, count %zu", chk.bytes,
-			c->bytes);
-	if (c->cursor > c->pid_max)
-		ccs_bad(&chk, "cursor %u past pid_max %u", c->cursor,
-			c->pid_max);
-	return chk.bad;
 }
 
 static size_t ccs_mem_bytes(struct pidx_index *idx)
@@ -1203,59 +922,6 @@ static size_t ccs_mem_bytes(struct pidx_index *idx)
 	struct ccs *c = to_ccs(idx);
 
 	return sizeof(*c) + ccs_dir_bytes(c) + READ_ONCE(c->bytes);
-}
-
-/*
- * Per level from the leaves up: nodes and mean keys per node (in tenths),
- * so that a short buffer loses only the highest levels, whole.
- */
-static void ccs_describe(struct pidx_index *idx, char *buf, size_t len)
-{
-	struct ccs *c = to_ccs(idx);
-	u32 nodes[CCS_LEVELS_MAX], keys[CCS_LEVELS_MAX];
-	u32 nr, top, l, fill;
-	unsigned long flags;
-	char entry[32];
-	size_t n;
-	int e;
-
-	spin_lock_irqsave(&c->lock, flags);
-	memcpy(nodes, c->lvl_nodes, sizeof(nodes));
-	memcpy(keys, c->lvl_keys, sizeof(keys));
-	nr = c->nr;
-	top = ccs_wroot(c)->level + 1;
-	spin_unlock_irqrestore(&c->lock, flags);
-
-	n = scnprintf(buf, len, "keys=%u;b=%u;max_level=%u;height=%u;levels=",
-		      nr, c->b, c->max_level, top);
-	for (l = 0; l < top; l++) {
-		fill = nodes[l] ? keys[l] * 10 / nodes[l] : 0;
-		e = scnprintf(entry, sizeof(entry), "%s%u:%u/%u.%u",
-			      l ? "|" : "", l, nodes[l], fill / 10, fill % 10);
-		if (n + e >= len)
-			break;
-		memcpy(buf + n, entry, e + 1);
-		n += e;
-	}
-}
-
-static void ccs_count_nodes(struct ccs_node *n, u64 count[PIDX_NODES_MAX])
-{
-	u32 i;
-
-	pidx_count_node(n, count);
-	if (n->level)
-		for (i = 0; i < n->nr; i++)
-			ccs_count_nodes(ccs_qkid(n, i), count);
-}
-
-/* The tree's nodes and the directory, by its first page. */
-static void ccs_nodes(struct pidx_index *idx, u64 count[PIDX_NODES_MAX])
-{
-	struct ccs *c = to_ccs(idx);
-
-	pidx_count_node(c->dir, count);
-	ccs_count_nodes(ccs_qroot(c), count);
 }
 
 const struct pidx_ops pidx_ccskip_ops = {
@@ -1270,8 +936,8 @@ const struct pidx_ops pidx_ccskip_ops = {
 	.remove		= ccs_remove,
 	.find_ge	= ccs_find_ge,
 	.set_cursor	= ccs_set_cursor,
-	.verify		= ccs_verify,
+	.verify		= pidx_ccs_verify,
 	.mem_bytes	= ccs_mem_bytes,
-	.describe	= ccs_describe,
-	.nodes		= ccs_nodes,
+	.describe	= pidx_ccs_describe,
+	.nodes		= pidx_ccs_nodes,
 };
