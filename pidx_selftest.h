@@ -97,4 +97,11 @@ int pidx_st_team_start(struct pidx_st_team *t, unsigned int n,
 		       size_t size, unsigned int ms);
 void pidx_st_team_end(struct pidx_st_team *t);
 
+/* pidx_selftest_seq.c: the sequential phases, against the oracle */
+void pidx_st_basic(struct pidx_st *st);
+void pidx_st_set_cursor(struct pidx_st *st);
+void pidx_st_faults(struct pidx_st *st);
+void pidx_st_random(struct pidx_st *st, u32 pid_max, u32 nops);
+void pidx_st_remove_present(struct pidx_st *st);
+
 #endif /* _PIDX_SELFTEST_H */
