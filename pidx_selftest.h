@@ -104,4 +104,8 @@ void pidx_st_faults(struct pidx_st *st);
 void pidx_st_random(struct pidx_st *st, u32 pid_max, u32 nops);
 void pidx_st_remove_present(struct pidx_st *st);
 
+/* pidx_selftest_alloc.c: alloc() from every CPU, filling and wrapping */
+void pidx_st_alloc_fill(struct pidx_st *st);
+void pidx_st_alloc_wrap(struct pidx_st *st);
+
 #endif /* _PIDX_SELFTEST_H */
