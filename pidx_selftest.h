@@ -108,4 +108,7 @@ void pidx_st_remove_present(struct pidx_st *st);
 void pidx_st_alloc_fill(struct pidx_st *st);
 void pidx_st_alloc_wrap(struct pidx_st *st);
 
+/* pidx_selftest_race.c: insert() and remove() of the same keys racing */
+void pidx_st_race(struct pidx_st *st);
+
 #endif /* _PIDX_SELFTEST_H */
