@@ -111,4 +111,8 @@ void pidx_st_alloc_wrap(struct pidx_st *st);
 /* pidx_selftest_race.c: insert() and remove() of the same keys racing */
 void pidx_st_race(struct pidx_st *st);
 
+/* pidx_selftest_readers.c: lockless readers in hard irq and while resizing */
+void pidx_st_irq(struct pidx_st *st);
+void pidx_st_grow(struct pidx_st *st);
+
 #endif /* _PIDX_SELFTEST_H */
