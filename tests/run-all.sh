@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# The whole pidx test suite (`make check`): host checks (W=1, sparse,
-# checkpatch, shellcheck, pyflakes), the real module in Debian's stock kernel
-# under QEMU with 2, 1 and 4 vCPUs and in its PREEMPT_RT kernel, a deliberately
-# broken index and a round past the module's bound that must be caught, DKMS,
-# plot.py, the bench plumbing and the guest suite again under a KASAN + lockdep
-# kernel and a KCSAN kernel, each built once and cached.  Each test prints
-# "PASS name" or "FAIL name: ..."; a boot that the VM runner calls a host pause
-# is booted again once ("RETRY name: host pause: ...").
+# The whole pidx test suite (`make check`): host checks (W=1, sparse, the
+# module's layers, checkpatch, shellcheck, pyflakes), the real module in
+# Debian's stock kernel under QEMU with 2 vCPUs on two NUMA nodes, 1 and 4
+# vCPUs, and in its PREEMPT_RT kernel, a deliberately broken index and a
+# round past the module's bound that must be caught, DKMS, plot.py, the
+# bench plumbing and the guest suite again under a KASAN + lockdep kernel
+# and a KCSAN kernel, each built once and cached.  Each test prints
+# "PASS name" or "FAIL name: ..."; a boot that the VM runner calls a host
+# pause is booted again once ("RETRY name: host pause: ...").  The
+# user-space checks are tests/user.sh's, the checker kernels'
+# tests/checkers.sh's, the documents' tests/docs.sh's.
 #
 # Usage: tests/run-all.sh [--no-debug-kernel | --debug-kernel-only | --user-only] [--keep DIR]
 set -uo pipefail
@@ -27,7 +30,7 @@ while [ $# -gt 0 ]; do
 	--debug-kernel-only) HOST_AND_STOCK=no ;;
 	--user-only) USER_ONLY=yes HOST_AND_STOCK=no DEBUG_KERNEL=no ;;
 	--keep) KEEP=$2; shift ;;
-	-h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,14p' "$0"; exit 0 ;;
 	*) die -c 2 "unknown option $1" ;;
 	esac
 	shift
@@ -97,6 +100,30 @@ build_module() { # DIR KDIR [make args]: a clean build, output in DIR/build.log
 	make -C "$dir" KDIR="$kdir" "$@" >"$dir/build.log" 2>&1
 }
 
+# The layers of layers.txt over the objects just built, and a control: the
+# same objects with pidx_verify.o (a helper, the lowest layer) replaced by
+# one that calls the run, which must be reported.
+layer_tests() {
+	local out c=$WORK/layers-control
+	if out=$(/usr/bin/python3 "$REPO/scripts/check-layers.py" --layers "$REPO/layers.txt" "$SRC" 2>&1); then
+		pass "layers: every use across files goes down ($(echo "$out" | tail -n 1))"
+	else
+		fail "layers" "no use of a file in the same or a higher layer, saw: $(echo "$out" | head -n 3 | tr '\n' ' ')"
+	fi
+	mkdir -p "$c"
+	cp "$SRC"/*.o "$SRC/pidx.mod" "$c/" 2>/dev/null
+	sed -i "s|^.*/|$c/|" "$c/pidx.mod"
+	printf 'int pidx_run(void *st);\nint pidx_verify_bad(void) { return pidx_run(0); }\n' >"$c/upward.c"
+	if gcc -c -o "$c/pidx_verify.o" "$c/upward.c" &&
+		out=$(/usr/bin/python3 "$REPO/scripts/check-layers.py" --layers "$REPO/layers.txt" "$c" 2>&1); then
+		fail "layers control" "a helper calling pidx_run reported, saw exit 0: $(echo "$out" | tail -n 1)"
+	elif echo "$out" | grep -q '^LAYER pidx_verify.o (helpers) uses pidx_run of pidx_run.o (commands)'; then
+		pass "layers control: a helper that calls the run is reported"
+	else
+		fail "layers control" "a LAYER line for pidx_verify.o using pidx_run, saw: $(echo "$out" | head -n 3 | tr '\n' ' ')"
+	fi
+}
+
 host_tests() {
 	section "host: build, sparse, checkpatch, linters against $REL"
 	if build_module "$SRC" "$KDIR" W=1 && ! grep -E 'warning:|error:' "$SRC/build.log"; then
@@ -110,6 +137,7 @@ host_tests() {
 		fail "sparse (C=2)" "no warning, saw: $(grep -E 'warning:|error:' "$SRC/build.log" | head -3)"
 	fi
 	cp "$SRC/pidx.ko" "$WORK/pidx.ko"
+	layer_tests
 
 	local out
 	out=$(make -C "$SRC" KDIR=/nonexistent/headers 2>&1 >/dev/null)
@@ -213,20 +241,20 @@ guest() {
 }
 
 stock_guest_tests() {
-	section "guest: stock $REL, 2 vCPUs, full suite"
+	section "guest: stock $REL, 2 vCPUs on two NUMA nodes, full suite"
+	# one boot for the full suite and the placement tests: every setting's
+	# values, node 1 and interleave included, and the selftests under the
+	# settings that shape the indexes need two nodes, and nothing in the
+	# full level needs one (the 1- and 4-vCPU boots have one node).
 	# 281 s idle, 361 s beside two CPU loops: vm-run's default 600 s would
 	# leave a host 2x slower than ours no room
-	guest "2cpu" "$WORK/g2" --smp 2 --timeout 1800 --ko "$WORK/pidx.ko" --release "$REL" \
+	guest "2cpu" "$WORK/g2" --smp 2 --numa --timeout 1800 --ko "$WORK/pidx.ko" --release "$REL" \
 		"$REPO/tests/guest/suite.sh" -- full
 	section "guest: 1 and 4 vCPUs, quick suite"
 	guest "1cpu" "$WORK/g1" --smp 1 --ko "$WORK/pidx.ko" --release "$REL" \
 		"$REPO/tests/guest/suite.sh" -- quick
 	guest "4cpu" "$WORK/g4" --smp 4 --mem 3072 --ko "$WORK/pidx.ko" --release "$REL" \
 		"$REPO/tests/guest/suite.sh" -- quick
-
-	section "guest: two NUMA nodes, 2 vCPUs: placement"
-	guest "numa" "$WORK/gnuma" --smp 2 --numa --ko "$WORK/pidx.ko" --release "$REL" \
-		"$REPO/tests/guest/suite.sh" -- numa
 
 	section "plot.py on the results the 2-vCPU guest just produced"
 	local p=$WORK/plot-guest
@@ -315,382 +343,6 @@ broken_index_test() {
 		pass "broken idr lookup: selftest and storms fail, naming lookup"
 	else
 		fail "broken idr lookup" "FAIL lines for idr selftest (lookups) and storms only, saw: $(grep '^FAIL' "$b/out/console.log" | head -3 | tr '\n' ' ')"
-	fi
-}
-
-# shape_aged_stats PIDX-USER DIR: prints the statistics of an aged set of
-# 32K keys in a space of 4194304 and fails (status 1) when one is off:
-#  - the simulation wrapped the cursor twice at least;
-#  - every key once, in [1, pid_max);
-#  - the boot-time daemons below the floor of 300, where nothing is
-#    allocated again after a wrap: at least the daemons' count (keys / 16,
-#    at most 256) of PIDs there;
-#  - long-lived PIDs spread over the space: at least 5% of the set in its
-#    upper half, and the set spanning 90% of it.
-shape_aged_stats() {
-	local bin=$1 d=$2
-	mkdir -p "$d"
-	"$bin" --shape aged --keys 32K --pid-max 4194304 --seed 1 --dump-keys >"$d/aged.txt" 2>&1 ||
-		{ echo "pidx-user --dump-keys failed: $(head -c 200 "$d/aged.txt")"; return 1; }
-	awk 'NR == 1 {
-		for (i = 1; i <= NF; i++) { split($i, kv, "="); h[kv[1]] = kv[2] }
-		P = h["pid_max"]; next
-	}
-	{
-		k = $1 + 0; n++
-		if (k < 1 || k >= P || seen[k]++) bad++
-		if (min == "" || k < min) min = k
-		if (k > max) max = k
-		if (k < 300) floor++
-		if (k >= P / 2) upper++
-	}
-	END {
-		printf "wraps %d, keys %d (bad %d), below 300: %d (daemons %d), upper half %.1f%%, span %.1f%%\n",
-			h["wraps"], n, bad, floor, h["daemons"], 100 * upper / n, 100 * (max - min) / P
-		exit !(h["wraps"] >= 2 && n == h["keys"] && !bad && floor >= h["daemons"] &&
-			h["daemons"] > 0 && upper >= n / 20 && max - min >= P * 0.9)
-	}' "$d/aged.txt"
-}
-
-# shape_stats PIDX-USER DIR: the statistics of the shapes, each a test
-shape_stats() {
-	local bin=$1 d=$2 out
-	if out=$(shape_aged_stats "$bin" "$d"); then
-		pass "user: aged set: $out"
-	else
-		fail "user: aged set statistics" "2+ wraps, daemons below the floor, 5% in the upper half, 90% span; saw: $out"
-	fi
-	"$bin" --shape aged --keys 32K --pid-max 4194304 --seed 1 --dump-keys >"$d/aged-again.txt" 2>&1
-	"$bin" --shape aged --keys 32K --pid-max 4194304 --seed 2 --dump-keys >"$d/aged-seed2.txt" 2>&1
-	if cmp -s "$d/aged.txt" "$d/aged-again.txt" && ! cmp -s "$d/aged.txt" "$d/aged-seed2.txt"; then
-		pass "user: aged set: one seed gives one set, another seed another"
-	else
-		fail "user: aged set determinism" "equal dumps for seed 1, different for seed 2"
-	fi
-	# the floor, where it shows: in a small space the wraps come while
-	# many live; in allocation order each drop of the number is a wrap, and
-	# after the first nothing below 300 may come (a floor of 1 gave 138)
-	if out=$("$bin" --shape aged --keys 1000 --pid-max 1400 --dump-keys 2>&1 |
-		awk 'NR == 1 { split($4, w, "="); wraps = w[2]; next }
-		{ k = $1 + 0; if (NR > 2 && k < prev) laps++; if (laps && k < 300) low++; prev = k }
-		END { printf "%d wraps, %d drops in allocation order, %d PIDs below 300 after one", wraps, laps, low
-		      exit !(wraps >= 2 && laps == wraps && !low) }'); then
-		pass "user: aged set keeps the floor: $out"
-	else
-		fail "user: aged set's floor" "2+ wraps, as many drops, none below 300 after the first, saw: $out"
-	fi
-	# spread: ascending, every gap 2 or more, from 1 to near pid_max
-	if out=$("$bin" --shape spread --keys 16383 --pid-max 32768 --dump-keys 2>&1 |
-		awk 'NR == 1 { next }
-		{ k = $1 + 0; if (NR > 2 && k - prev < gap || NR == 3) gap = k - prev; prev = k; n++
-		  if (NR == 2) first = k }
-		END { printf "%d keys, %d..%d, min gap %d", n, first, prev, gap
-		      exit !(n == 16383 && first == 1 && prev >= 32768 - 3 && gap >= 2) }'); then
-		pass "user: spread set: $out"
-	else
-		fail "user: spread set" "16383 keys from 1 to 32765+, gaps 2 or more, saw: $out"
-	fi
-	# the shapes that do not fit are refused, naming the rule
-	out=$("$bin" --shape spread --keys 16384 --pid-max 32768 --quiet 2>&1)
-	if [ $? = 1 ] && echo "$out" | grep -q 'spread needs pid_max - 1 >= 2 x keys'; then
-		pass "user: spread refused where 2 x keys exceed pid_max - 1"
-	else
-		fail "user: spread that does not fit" "exit 1 naming the rule, saw: $out"
-	fi
-	out=$("$bin" --shape aged --keys 32468 --pid-max 32768 --quiet 2>&1)
-	if [ $? = 1 ] && echo "$out" | grep -q 'aged needs keys <= pid_max - 1 - 300'; then
-		pass "user: aged refused where the keys do not fit above the floor"
-	else
-		fail "user: aged that does not fit" "exit 1 naming the rule, saw: $out"
-	fi
-	out=$("$bin" --shape bent --quiet 2>&1)
-	if [ $? = 2 ] && echo "$out" | grep -q 'shape wants dense, spread or aged'; then
-		pass "user: --shape refuses an unknown shape"
-	else
-		fail "user: --shape bent" "exit 2 naming the shapes, saw: $out"
-	fi
-}
-
-# user/pidx-user: the index files and the kernel's lib/ built natively
-user_tests() {
-	section "user space: make user, every index x workload natively, cachegrind, a broken index"
-	local u=$WORK/user out f w wl mix cpus c ok n nidx shape
-	if make -C "$SRC" user KDIR="$KDIR" >"$WORK/user-build.log" 2>&1 &&
-		! grep -E 'warning:|error:' "$WORK/user-build.log"; then
-		pass "make user builds user/pidx-user without a warning"
-	else
-		fail "make user" "no warning, saw: $(grep -E 'warning:|error:|Error' "$WORK/user-build.log" | head -3)"
-		return
-	fi
-	mkdir -p "$u"
-	c="0"
-	[ "$(nproc)" -ge 2 ] && c="0 0-1"
-	# every index of the registry's table, null included (--indexes auto)
-	nidx=$(grep -c '^	&pidx_[a-z_]*_ops,$' "$SRC/pidx_registry.c")
-	for w in lookup insert delete mixed mixed:50/25/25 fork iterate; do
-		wl=${w%%:*} mix=
-		[ "$wl" != "$w" ] && mix=${w#*:}
-		for cpus in $c; do
-			f=$u/$(echo "$w-$cpus" | tr ':/' '__').csv
-			out=$("$SRC/user/pidx-user" --indexes auto --workload "$wl" ${mix:+--mix "$mix"} \
-				--keys 2K --ops 1000 --cpus "$cpus" --quiet --csv "$f" 2>&1)
-			ok=$?
-			n=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-				$c["substrate"] == "user" && $c["shape"] == "dense" && ($28 == "yes" || ($2 == "null" && $28 == "n/a"))' "$f" 2>/dev/null | wc -l)
-			if [ "$ok" = 0 ] && [ "$n" = "$nidx" ]; then
-				pass "user: $w on cpus $cpus: $nidx indexes verified"
-			else
-				fail "user: $w on cpus $cpus" "exit 0 and $nidx verified rows, saw exit $ok, $n rows: $(echo "$out" | head -2 | tr '\n' ' ')$(awk -F, '$28 == "FAILED" { print $2 ": " $29 }' "$f" 2>/dev/null | head -1 | cut -c1-160)"
-			fi
-		done
-	done
-	dependent_tests "$u" "$c" "$nidx"
-	# every index under the spread and aged shapes: prefill by insert in
-	# the shape's order, the cursor set, the oracle on the shape's keys
-	cpus=${c##* }
-	for shape in spread aged; do
-		for w in lookup insert delete mixed:50/25/25 fork iterate; do
-			wl=${w%%:*} mix=
-			[ "$wl" != "$w" ] && mix=${w#*:}
-			f=$u/shape-$shape-$(echo "$w" | tr ':/' '__').csv
-			out=$("$SRC/user/pidx-user" --indexes auto --shape "$shape" --workload "$wl" \
-				${mix:+--mix "$mix"} --keys 2K --ops 1000 --cpus "$cpus" --quiet --csv "$f" 2>&1)
-			ok=$?
-			n=$(awk -F, -v s="$shape" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-				$c["substrate"] == "user" && $c["shape"] == s &&
-				($c["shape_wraps"] >= 2 || s != "aged") &&
-				($28 == "yes" || ($2 == "null" && $28 == "n/a"))' "$f" 2>/dev/null | wc -l)
-			if [ "$ok" = 0 ] && [ "$n" = "$nidx" ]; then
-				pass "user: shape $shape, $w on cpus $cpus: $nidx indexes verified"
-			else
-				fail "user: shape $shape, $w on cpus $cpus" "exit 0 and $nidx verified rows, saw exit $ok, $n rows: $(echo "$out" | head -2 | tr '\n' ' ')$(awk -F, '$28 == "FAILED" { print $2 ": " $29 }' "$f" 2>/dev/null | head -1 | cut -c1-160)"
-			fi
-		done
-	done
-	shape_stats "$SRC/user/pidx-user" "$u/stats"
-	# races a review found, replayed step by step (user/replay/): each
-	# exits 0 only with the index consistent and its memory back
-	if make -C "$SRC/user" replays KDIR="$KDIR" >"$WORK/replays-build.log" 2>&1 &&
-		! grep -E 'warning:|error:' "$WORK/replays-build.log"; then
-		for f in "$SRC"/user/replay/*.c; do
-			f=$(basename "$f" .c)
-			[ "$f" != replay_main ] || continue
-			if out=$(timeout 60 "$SRC/user/build/replay/$f" 2>&1); then
-				pass "user: replay $f: $(echo "$out" | grep '^verify' | head -1)"
-			else
-				fail "user: replay $f" "exit 0, saw: $(echo "$out" | tail -3 | tr '\n' ' ')"
-			fi
-		done
-	else
-		fail "make replays" "no warning, saw: $(grep -E 'warning:|error:|Error' "$WORK/replays-build.log" | head -3)"
-	fi
-	# an aged set's lookups cost what dense ones do at a size the branch
-	# predictor could learn a repeating walk of (it once made skiplist's
-	# aged lookups at 64 keys about a third of the dense ones' cost)
-	for sh in dense aged; do
-		"$SRC/user/pidx-user" --indexes skiplist --shape $sh --keys 64 --ops 200000 --repeat 5 \
-			--quiet --csv "$u/small-$sh.csv" >/dev/null 2>&1
-	done
-	r=$(for sh in dense aged; do
-		awk -F, 'NR > 1 { print $17 }' "$u/small-$sh.csv" 2>/dev/null | sort -n | sed -n 3p
-	done | paste -sd' ' | awk 'NF == 2 && $1 > 0 { printf "%.2f", $2 / $1 }')
-	if awk -v r="$r" 'BEGIN { exit !(r != "" && r >= 0.7) }'; then
-		pass "user: skiplist lookups of a 64-key aged set cost what dense ones do (aged/dense $r, medians of 5)"
-	else
-		fail "user: small aged set" "aged/dense skiplist lookup >= 0.7, saw '$r'"
-	fi
-	# spread and aged sets leave the cursor past the floor: an insert storm
-	# that needs the numbers below 300 is refused whole, and one that fits
-	# runs without a failed insert (it once failed 9% of them, verified)
-	for sh in spread aged; do
-		"$SRC/user/pidx-user" --workload insert --shape $sh --keys 1000 --pid-max 4096 \
-			--ops 3095 --indexes idr --quiet >/dev/null 2>&1
-		refused=$?
-		rm -f "$u/ins-$sh.csv"
-		"$SRC/user/pidx-user" --workload insert --shape $sh --keys 1000 --pid-max 4096 \
-			--ops 2795 --indexes idr,skiplist,lfradix_pc --quiet --csv "$u/ins-$sh.csv" >/dev/null 2>&1
-		ok=$?
-		fails=$(awk -F, 'NR > 1 && ($14 != 0 || $28 != "yes")' "$u/ins-$sh.csv" 2>/dev/null | wc -l)
-		if [ "$refused" = 1 ] && [ "$ok" = 0 ] && [ "$fails" = 0 ]; then
-			pass "user: $sh insert storms past the floor's reach refused; one that fits fails no insert"
-		else
-			fail "user: $sh insert storms" "refused (exit 1), then exit 0 with no fails; saw exit $refused, exit $ok, $fails rows with fails"
-		fi
-	done
-	# fork as the kernel forks: lookups of the new PID, and who frees it
-	for e in remote local; do
-		for l in 0 3; do
-			f=$u/fork-$e-$l.csv
-			"$SRC/user/pidx-user" --indexes all --workload fork --fork-exit $e --fork-lookups $l \
-				--pid-max 4096 --keys 1K --ops 4000 --fork-window 16 --cpus 0-1 --quiet --csv "$f" >/dev/null 2>&1
-			ok=$?
-			n=$(awk -F, -v l=$l -v e=$e 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-				$c["verified"] == "yes" && $c["fork_lookups"] == l && $c["fork_exit"] == e' "$f" 2>/dev/null | wc -l)
-			if [ "$ok" = 0 ] && [ "$n" = "$((nidx - 1))" ]; then
-				pass "user: fork, fork_exit $e, fork_lookups $l, cursor wrapping: $n indexes verified"
-			else
-				fail "user: fork, fork_exit $e, fork_lookups $l" "exit 0 and $((nidx - 1)) verified rows naming the settings, saw exit $ok, $n rows"
-			fi
-		done
-	done
-	for bad in "--fork-lookups 4" "--fork-exit far" "--fork-lookups -1"; do
-		# shellcheck disable=SC2086 # an option and its value
-		"$SRC/user/pidx-user" --workload fork $bad --quiet >/dev/null 2>&1
-		expect_rc=$?
-		if [ "$expect_rc" = 2 ]; then
-			pass "user: $bad refused (exit 2)"
-		else
-			fail "user: $bad" "exit 2, saw $expect_rc"
-		fi
-	done
-	# each repeat its own seed (the run's plus the repeat) and its own
-	# order of indexes, drawn from that seed: the same twice
-	for n in 1 2; do
-		"$SRC/user/pidx-user" --indexes idr,skiplist,rbskip,hash,maple --keys 1K --ops 500 \
-			--repeat 4 --seed 5 --quiet --csv "$u/order$n.csv" >/dev/null 2>&1
-	done
-	seeds=$(awk -F, 'NR > 1 && $11 != 5 + $12 { print $12 ": " $11 }' "$u/order1.csv" | head -1)
-	orders=$(awk -F, 'NR > 1 { o[$12] = o[$12] " " $2 } END { for (r in o) print o[r] }' \
-		"$u/order1.csv" | sort -u | wc -l)
-	if [ "$(awk -F, 'NR > 1' "$u/order1.csv" 2>/dev/null | wc -l)" = 20 ] && [ -z "$seeds" ] &&
-		[ "$orders" -gt 1 ] && cmp -s <(cut -d, -f2,11,12 "$u/order1.csv") <(cut -d, -f2,11,12 "$u/order2.csv"); then
-		pass "user: repeat r runs seed + r, each in its own order of indexes ($orders orders in 4 repeats), the same for one seed"
-	else
-		fail "user: repeats' seeds and orders" "20 rows, seed 5 + repeat, more than one order, the same twice; saw $(awk -F, 'NR > 1' "$u/order1.csv" 2>/dev/null | wc -l) rows, ${seeds:-seeds right}, $orders orders"
-	fi
-	# deterministic counts: one seed, two runs, the same numbers
-	for n in 1 2; do
-		"$SRC/user/pidx-user" --cachegrind --indexes idr,skiplist --keys 1K --ops 2000 \
-			--quiet --csv "$u/cg$n.csv" >"$u/cg$n.log" 2>&1
-	done
-	if [ -s "$u/cg1.csv" ] && [ -s "$u/cg2.csv" ] &&
-		[ "$(awk -F, 'NR > 1 && $35 == "cachegrind" && $37 > 0' "$u/cg1.csv" | wc -l)" = 2 ] &&
-		[ "$(cut -d, -f2,35-40 "$u/cg1.csv")" = "$(cut -d, -f2,35-40 "$u/cg2.csv")" ]; then
-		pass "user: cachegrind counts per op identical over two runs of one seed ($(awk -F, '$2 == "idr" { print "idr " $37 " instr" }' "$u/cg1.csv"))"
-	else
-		fail "user: cachegrind counts" "two equal rows per run with pmu=cachegrind, saw: $(cut -d, -f2,35-40 "$u/cg1.csv" "$u/cg2.csv" 2>/dev/null | tr '\n' ' ' | cut -c1-200) $(tail -n 2 "$u/cg1.log" | tr '\n' ' ')"
-	fi
-	# the broken idr lookup of broken_index_test, caught natively; the
-	# same build's aged simulation stops before the cursor wraps, which
-	# the statistics of the shapes must catch
-	cp -a "$SRC" "$u/broken"
-	sed -i 's/return idr_find(&r->idr, pid) == xa_mk_value(pid);/return pid % 97 \&\& idr_find(\&r->idr, pid) == xa_mk_value(pid);/' \
-		"$u/broken/pidx_idr_ref.c"
-	sed -i 's/^#define PIDX_AGED_WRAPS\t\t2$/#define PIDX_AGED_WRAPS\t\t0/' "$u/broken/pidx_shape.h"
-	if grep -q 'pid % 97' "$u/broken/pidx_idr_ref.c" &&
-		grep -q 'PIDX_AGED_WRAPS		0' "$u/broken/pidx_shape.h" &&
-		make -C "$u/broken" user KDIR="$KDIR" >"$u/broken.log" 2>&1; then
-		"$u/broken/user/pidx-user" --indexes idr,skiplist --keys 2K --ops 1000 \
-			--csv "$u/broken.csv" >"$u/broken.out" 2>&1
-		ok=$?
-		if [ "$ok" = 1 ] && grep -q '^idr .*FAILED (.*lookup' "$u/broken.out" &&
-			awk -F, '$2 == "idr" && $28 == "FAILED"' "$u/broken.csv" | grep -q . &&
-			awk -F, '$2 == "skiplist" && $28 == "yes"' "$u/broken.csv" | grep -q .; then
-			pass "user: a broken idr lookup fails natively, naming lookup; skiplist verified"
-		else
-			fail "user: broken idr lookup" "exit 1, idr FAILED naming lookup, skiplist yes, saw exit $ok: $(grep -E '^(idr|skiplist) ' "$u/broken.out" | cut -c1-200 | tr '\n' ' ')"
-		fi
-		# under the aged shape, where a miss looks its key up in the
-		# bitmap of the keys nobody deletes (mixed storms delete)
-		"$u/broken/user/pidx-user" --indexes idr,skiplist --shape aged --workload mixed \
-			--mix 50/25/25 --keys 2K --ops 1000 --cpus 0 >"$u/broken-aged.out" 2>&1
-		ok=$?
-		if [ "$ok" = 1 ] && grep -q '^idr .*FAILED (.*lookup missed a key present' "$u/broken-aged.out" &&
-			grep -q '^skiplist .* yes$' "$u/broken-aged.out"; then
-			pass "user: the broken idr lookup fails an aged mixed storm too; skiplist verified"
-		else
-			fail "user: broken idr lookup, aged mixed" "exit 1, idr FAILED naming lookup, skiplist yes, saw exit $ok: $(grep -E '^(idr|skiplist) ' "$u/broken-aged.out" | cut -c1-200 | tr '\n' ' ')"
-		fi
-		if out=$(shape_aged_stats "$u/broken/user/pidx-user" "$u/broken-stats"); then
-			fail "user: aged set of a simulation that never wraps" "its statistics fail, saw: $out"
-		else
-			pass "user: the aged statistics fail a simulation that never wraps ($(echo "$out" | tr '\n' ' ' | cut -c1-120))"
-		fi
-	else
-		fail "user: broken index build" "a pidx-user with a broken idr lookup, saw: $(tail -n 2 "$u/broken.log" | tr '\n' ' ')"
-	fi
-	# null hands out numbers without end: its ring must take every insert of a
-	# mixed storm, more than the PID space holds (capping it by the space,
-	# tried in c49b6cf, failed this with "engine ring overflow")
-	"$SRC/user/pidx-user" --indexes null --workload mixed --mix 0/100/0 --keys 2K \
-		--ops 40000 --cpus 0 --quiet --csv "$u/null-ring.csv" >"$u/null-ring.out" 2>&1
-	ok=$?
-	if [ "$ok" = 0 ] && awk -F, '$2 == "null" && $28 == "n/a"' "$u/null-ring.csv" | grep -q .; then
-		pass "user: null takes 40000 inserts of a mixed storm in a 32768-number space"
-	else
-		fail "user: null ring" "exit 0 and null n/a, saw exit $ok: $(awk -F, '$2 == "null" { print $28 ": " $29 }' "$u/null-ring.csv" 2>/dev/null | cut -c1-160)"
-	fi
-	# an alloc that hands out a number past pid_max: the fork storm must name
-	# it, not set that bit in the oracle's pid_max-bit bitmap (a heap overrun)
-	cp -a "$SRC" "$u/badalloc"
-	perl -0pi -e 's/idr_ref_visits\(r, nr\);\n\treturn nr;\n\}\n\nstatic int idr_ref_insert/idr_ref_visits(r, nr);\n\treturn nr > 2100 && !(nr % 7) ? nr + r->pid_max : nr;\n}\n\nstatic int idr_ref_insert/' \
-		"$u/badalloc/pidx_idr_ref.c"
-	if grep -q 'nr + r->pid_max' "$u/badalloc/pidx_idr_ref.c" &&
-		make -C "$u/badalloc" user KDIR="$KDIR" >"$u/badalloc.log" 2>&1; then
-		"$u/badalloc/user/pidx-user" --indexes idr,skiplist --workload fork --keys 2K \
-			--ops 2000 --cpus 0 --csv "$u/badalloc.csv" >"$u/badalloc.out" 2>&1
-		ok=$?
-		if [ "$ok" = 1 ] && grep -q '^idr .*FAILED (.*outside \[1, pid_max)' "$u/badalloc.out" &&
-			awk -F, '$2 == "skiplist" && $28 == "yes"' "$u/badalloc.csv" | grep -q .; then
-			pass "user: a fork storm names an alloc past pid_max; skiplist verified"
-		else
-			fail "user: alloc past pid_max" "exit 1, idr FAILED naming 'outside [1, pid_max)', skiplist yes, saw exit $ok: $(grep -E '^(idr|skiplist) ' "$u/badalloc.out" | cut -c1-200 | tr '\n' ' ')"
-		fi
-	else
-		fail "user: broken alloc build" "a pidx-user whose idr alloc returns numbers past pid_max, saw: $(tail -n 2 "$u/badalloc.log" | tr '\n' ' ')"
-	fi
-}
-
-# median of the ns_per_op column of a results.csv's rows
-csv_median_nsop() {
-	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "ns_per_op") c = i; next }
-		c { print $c }' "$1" | sort -n | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'
-}
-
-# dependent=1 natively: every index verified with chained lookups, and the
-# chain seen in the time it costs
-dependent_tests() {
-	local u=$1 c=$2 nidx=$3 wl cpus f out ok n r b d
-	for wl in lookup mixed; do
-		for cpus in $c; do
-			f=$u/dependent-$wl-$cpus.csv
-			out=$("$SRC/user/pidx-user" --indexes auto --workload "$wl" --dependent 1 \
-				--keys 2K --ops 1000 --cpus "$cpus" --quiet --csv "$f" 2>&1)
-			ok=$?
-			n=$(csv_count "$f" 'v("substrate") == "user" && v("dependent") == 1 && (v("verified") == "yes" || (v("index") == "null" && v("verified") == "n/a"))')
-			if [ "$ok" = 0 ] && [ "$n" = "$nidx" ]; then
-				pass "user: dependent=1 $wl on cpus $cpus: $nidx indexes verified, dependent column 1"
-			else
-				fail "user: dependent=1 $wl on cpus $cpus" "exit 0 and $nidx verified rows with dependent=1, saw exit $ok, $n rows: $(echo "$out" | head -2 | tr '\n' ' ')"
-			fi
-		done
-	done
-	if "$SRC/user/pidx-user" --dependent 2 --indexes null --quiet >/dev/null 2>&1; then
-		fail "user: --dependent 2" "refused with exit 2"
-	else
-		pass "user: --dependent 2 refused"
-	fi
-	# idr at 1M keys, one thread, the modes alternating, the median of 9
-	# storms each: lookups that wait for each other cost 2.3 to 3.2 times as
-	# much as batched ones on this 2-core host beside a running make check,
-	# about 1.0 when the chain is gone (the flag ignored, or the compiler
-	# left to fold it); a single storm of each saw 1.5x from noise alone
-	rm -f "$u/dep-b.csv" "$u/dep-d.csv"
-	for n in 1 2 3; do
-		for d in 0 1; do
-			f=$u/dep-b.csv
-			[ $d = 1 ] && f=$u/dep-d.csv
-			"$SRC/user/pidx-user" --indexes idr --keys 1M --pid-max 4194304 --ops 200000 \
-				--repeat 3 --cpus 0 --dependent $d --quiet --csv "$f" >/dev/null 2>&1
-		done
-	done
-	b=$(csv_median_nsop "$u/dep-b.csv")
-	d=$(csv_median_nsop "$u/dep-d.csv")
-	r=$(awk -v b="$b" -v d="$d" 'BEGIN { printf "%.2f", (b > 0 ? d / b : 0) }')
-	if awk -v r="$r" 'BEGIN { exit !(r >= 1.3) }'; then
-		pass "user: idr at 1M keys, dependent lookups cost ${r}x batched ones ($d vs $b ns, >= 1.3x)"
-	else
-		fail "user: dependent lookups slower" "idr at 1M keys dependent >= 1.3x batched, saw $d vs $b ns (${r}x)"
 	fi
 }
 
@@ -813,128 +465,10 @@ bench_plumbing_test() {
 	fi
 }
 
-# debug_kernel_tests FLAVOUR: build the checker kernel (once, cached), build the module
-# against it and run the guest suite's level of the same name in it.
-#   kasan: KASAN, lockdep, PROVE_RCU, DEBUG_ATOMIC_SLEEP, DEBUG_LIST, failslab
-#   kcsan: KCSAN strict with weak-memory modelling (the concurrent selftest and storms)
-debug_kernel_tests() {
-	local fl=$1 paths kernel headers d=$WORK/dbg-$1 name opt=() t0 banner
-	case $fl in
-	kasan) name=debug banner='KernelAddressSanitizer initialized' ;;
-	kcsan) name=kcsan opt=(--kcsan) banner='' ;;
-	esac
-	section "$name kernel (${fl^^}): build once, cached"
-	t0=$SECONDS
-	if ! paths=$("$REPO/scripts/build-debug-kernel.sh" ${opt[@]+"${opt[@]}"} 2>"$WORK/$name-kernel.log"); then
-		fail "$name kernel build" "a built kernel, saw: $(tail -n 3 "$WORK/$name-kernel.log" | tr '\n' ' ')"
-		return
-	fi
-	echo "$name kernel ready after $((SECONDS - t0)) s: $(grep -o 'built .* in [0-9]* s' "$WORK/$name-kernel.log" || echo cached)"
-	kernel=$(echo "$paths" | sed -n 's/^KERNEL=//p')
-	headers=$(echo "$paths" | sed -n 's/^HEADERS=//p')
-	cp -a "$SRC" "$d"
-	if build_module "$d" "$headers" W=1 && ! grep -E 'warning:|error:' "$d/build.log"; then
-		pass "build W=1 against the $name kernel"
-	else
-		fail "build against the $name kernel" "no warning, saw: $(grep -E 'warning:|error:' "$d/build.log" | head -3)"
-		return
-	fi
-	# KCSAN starts off: the guest suite switches it on once its report filter is
-	# set, so that the core kernel's boot-time races are never reported; a report
-	# counts when it stands in pidx or in a lib/ helper pidx called
-	[ "$fl" = kcsan ] && opt=("${KCSAN_OPTS[@]}") || opt=()
-	guest "$name" "$WORK/g$name" --smp 2 --timeout 2700 --kernel "$kernel" --headers "$headers" \
-		${opt[@]+"${opt[@]}"} --ko "$d/pidx.ko" "$REPO/tests/guest/suite.sh" -- "$name"
-	# the selftest's concurrent phases alone at 1 and 4 vCPUs (the full
-	# level above runs at 2): one writer and a CPU shared, and more CPUs
-	# than the host has (KCSAN first sets its filter and dense watchpoints)
-	local smp only
-	for smp in 1 4; do
-		only=(t_racetest)
-		# the dense storms are the 2-vCPU boot's: at 4 vCPUs on this 2-core
-		# host their watchpoint delays stretched a maple fork batch past the
-		# module's 5 s bound (6.7 s seen), which fails the run; at 1 vCPU
-		# only an interrupt can meet a watchpoint, and the racetest's
-		# hard-irq readers are the phase that makes them meet
-		[ "$fl" = kcsan ] && only=(t_kcsan_filter t_kcsan_racetest t_kcsan_active)
-		guest "$name ${smp}cpu" "$WORK/g$name$smp" --smp $smp --mem 3072 --timeout 1800 \
-			--kernel "$kernel" --headers "$headers" ${opt[@]+"${opt[@]}"} \
-			--ko "$d/pidx.ko" "$REPO/tests/guest/suite.sh" -- only "${only[@]}"
-	done
-	if [ "$fl" = kasan ]; then
-		if grep -q "$banner" "$WORK/g$name/dmesg.txt" 2>/dev/null &&
-			grep -q 'Lock dependency validator' "$WORK/g$name/dmesg.txt" 2>/dev/null; then
-			pass "debug: KASAN and lockdep were active"
-		else
-			fail "debug: checkers active" "KASAN and lockdep banners in dmesg, saw none"
-		fi
-	else
-		# the guest itself checks KCSAN was switched on and set watchpoints
-		kcsan_control "$kernel" "$headers"
-		kcsan_library_control "$kernel" "$headers"
-	fi
-}
-
-# The KCSAN guests' runner options: KCSAN switched on by the suite once its filter is
-# set, and the reports that count (scripts/lib.sh has the list of library helpers).
-KCSAN_OPTS=(--append kcsan.early_enable=0 --kcsan-module pidx --kcsan-library "$PIDX_KCSAN_LIBRARY")
-
-# The KCSAN pass must be able to fail: without the latch annotation of
-# pidx_rbskip.c (KCSAN saw this race before it was added), rbskip's writers race
-# its readers' marked loads, and the guest must report it.
-kcsan_control() {
-	local b=$WORK/kcsan-control
-	cp -a "$SRC" "$b"
-	sed -i '/^\tkcsan_nestable_atomic_\(begin\|end\)();$/d' "$b/pidx_rbskip.c"
-	if grep -q kcsan_nestable_atomic "$b/pidx_rbskip.c" || ! build_module "$b" "$2"; then
-		fail "kcsan control: build" "rbskip without its latch annotation"
-		return
-	fi
-	"$REPO/scripts/vm-run.sh" --quiet --out "$b/out" --smp 2 --timeout 900 --kernel "$1" \
-		--headers "$2" "${KCSAN_OPTS[@]}" --ko "$b/pidx.ko" \
-		"$REPO/tests/guest/suite.sh" -- only t_kcsan_filter t_kcsan_storms \
-		>"$b/vm-run.log" 2>&1
-	if grep -q 'BUG: KCSAN: data-race in pidx_rbskip' "$b/out/console.log"; then
-		pass "kcsan control: an unannotated rbskip latch is reported"
-	else
-		fail "kcsan control" "a KCSAN data-race report in pidx_rbskip, saw: $(tail -n 2 "$b/vm-run.log" | tr '\n' ' ')"
-	fi
-}
-
-# The filter must also report a race on pidx's data whose plain access sits in lib/:
-# the pidmap's search reads the summary of full words with find_next_zero_bit()
-# again (as before issue 30) while other CPUs' claims and releases write it, and
-# the runner must fail the boot on that report (kernel problem, exit 125).
-kcsan_library_control() {
-	local b=$WORK/kcsan-lib-control rc try
-	cp -a "$SRC" "$b"
-	sed -i -e 's/^\t\tw = pidmap_next_open(pm, w + 1);$/\t\tw = find_next_zero_bit(pm->full, pm->nwords, w + 1);/' \
-		-e 's/^static unsigned int pidmap_next_open(/static unsigned int __maybe_unused pidmap_next_open(/' \
-		"$b/pidx_pidmap.c"
-	if ! grep -q 'find_next_zero_bit(pm->full' "$b/pidx_pidmap.c" || ! build_module "$b" "$2"; then
-		fail "kcsan library control: build" "the pidmap scanning its summary with find_next_zero_bit()"
-		return
-	fi
-	# a boot that stopped without its exit marker (126: it was seen once,
-	# its log gone with the run) is booted again once, and says so
-	for try in 1 2; do
-		rm -rf "$b/out"
-		"$REPO/scripts/vm-run.sh" --quiet --out "$b/out" --smp 2 --timeout 900 --kernel "$1" \
-			--headers "$2" "${KCSAN_OPTS[@]}" --ko "$b/pidx.ko" \
-			"$REPO/tests/guest/suite.sh" -- only t_kcsan_filter t_kcsan_pidmap \
-			>"$b/vm-run.log" 2>&1
-		rc=$?
-		if [ $rc != 126 ] || [ $try = 2 ]; then break; fi
-		echo "RETRY kcsan library control: the guest stopped without its exit marker: $(tail -n 1 "$b/vm-run.log")"
-		cp "$b/vm-run.log" "$b/vm-run.first.log"
-	done
-	if [ $rc = 125 ] && grep -q 'kernel problem: .*BUG: KCSAN: data-race in .*_find_next_zero_bit' "$b/vm-run.log"; then
-		pass "kcsan control: an unmarked read of pidx's bitmap in lib/ is reported"
-	else
-		fail "kcsan library control" "exit 125 on a KCSAN report in _find_next_zero_bit, saw exit $rc: $(tail -n 2 "$b/vm-run.log" | tr '\n' ' ')"
-	fi
-}
-
+# shellcheck source=user.sh
+. "$SELF_DIR/user.sh"
+# shellcheck source=checkers.sh
+. "$SELF_DIR/checkers.sh"
 # shellcheck source=docs.sh
 . "$SELF_DIR/docs.sh"
 

@@ -96,6 +96,7 @@ settings_selftest() {
 	r=$(wr testcase selftest)
 	expect "settings: selftest with $1" ok "$r"
 	[ "$r" = ok ] || grep -B1 -A3 'FAIL' $D/test_result | head -n 20
+	selftest_lines "settings: selftest with $1:" 100
 }
 
 # Every accepted value of every setting, each followed by a short run (and, with two

@@ -1,0 +1,127 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+# checkers.sh: the guest suite under the checker kernels, sourced by
+# tests/run-all.sh (its pass, fail, section, guest, build_module, REPO, SRC,
+# WORK): each kernel built once and cached by scripts/build-debug-kernel.sh,
+# the module built against it, its level booted, and the KCSAN controls
+# that must be reported, so that the KCSAN pass can fail.
+#   debug_kernel_tests kasan|kcsan
+
+# debug_kernel_tests FLAVOUR: build the checker kernel (once, cached), build the module
+# against it and run the guest suite's level of the same name in it.
+#   kasan: KASAN, lockdep, PROVE_RCU, DEBUG_ATOMIC_SLEEP, DEBUG_LIST, failslab
+#   kcsan: KCSAN strict with weak-memory modelling (the concurrent selftest and storms)
+debug_kernel_tests() {
+	local fl=$1 paths kernel headers d=$WORK/dbg-$1 name opt=() t0 banner
+	case $fl in
+	kasan) name=debug banner='KernelAddressSanitizer initialized' ;;
+	kcsan) name=kcsan opt=(--kcsan) banner='' ;;
+	esac
+	section "$name kernel (${fl^^}): build once, cached"
+	t0=$SECONDS
+	if ! paths=$("$REPO/scripts/build-debug-kernel.sh" ${opt[@]+"${opt[@]}"} 2>"$WORK/$name-kernel.log"); then
+		fail "$name kernel build" "a built kernel, saw: $(tail -n 3 "$WORK/$name-kernel.log" | tr '\n' ' ')"
+		return
+	fi
+	echo "$name kernel ready after $((SECONDS - t0)) s: $(grep -o 'built .* in [0-9]* s' "$WORK/$name-kernel.log" || echo cached)"
+	kernel=$(echo "$paths" | sed -n 's/^KERNEL=//p')
+	headers=$(echo "$paths" | sed -n 's/^HEADERS=//p')
+	cp -a "$SRC" "$d"
+	if build_module "$d" "$headers" W=1 && ! grep -E 'warning:|error:' "$d/build.log"; then
+		pass "build W=1 against the $name kernel"
+	else
+		fail "build against the $name kernel" "no warning, saw: $(grep -E 'warning:|error:' "$d/build.log" | head -3)"
+		return
+	fi
+	# KCSAN starts off: the guest suite switches it on once its report filter is
+	# set, so that the core kernel's boot-time races are never reported; a report
+	# counts when it stands in pidx or in a lib/ helper pidx called
+	[ "$fl" = kcsan ] && opt=("${KCSAN_OPTS[@]}") || opt=()
+	guest "$name" "$WORK/g$name" --smp 2 --timeout 2700 --kernel "$kernel" --headers "$headers" \
+		${opt[@]+"${opt[@]}"} --ko "$d/pidx.ko" "$REPO/tests/guest/suite.sh" -- "$name"
+	# KASAN: the selftest's concurrent phases alone at 4 vCPUs too (the
+	# level above runs them at 2), more CPUs than the host has, so that
+	# vCPUs stall mid-write and a late free meets a reader.  Not at 1 vCPU:
+	# there the phases run one thread at a time, which the stock 1-vCPU
+	# boot checks; and not under KCSAN, whose 2-vCPU racetest already meets
+	# each CPU's writers with that CPU's hard-irq readers (the interrupt
+	# watcher) and with the other CPU's: the same phases on the same kernel
+	# again (docs/testing.md, "What make check leaves out").
+	if [ "$fl" = kasan ]; then
+		guest "$name 4cpu" "$WORK/g${name}4" --smp 4 --mem 3072 --timeout 1800 \
+			--kernel "$kernel" --headers "$headers" \
+			--ko "$d/pidx.ko" "$REPO/tests/guest/suite.sh" -- only t_racetest
+	fi
+	if [ "$fl" = kasan ]; then
+		if grep -q "$banner" "$WORK/g$name/dmesg.txt" 2>/dev/null &&
+			grep -q 'Lock dependency validator' "$WORK/g$name/dmesg.txt" 2>/dev/null; then
+			pass "debug: KASAN and lockdep were active"
+		else
+			fail "debug: checkers active" "KASAN and lockdep banners in dmesg, saw none"
+		fi
+	else
+		# the guest itself checks KCSAN was switched on and set watchpoints
+		kcsan_control "$kernel" "$headers"
+		kcsan_library_control "$kernel" "$headers"
+	fi
+}
+
+# The KCSAN guests' runner options: KCSAN switched on by the suite once its filter is
+# set, and the reports that count (scripts/lib.sh has the list of library helpers).
+KCSAN_OPTS=(--append kcsan.early_enable=0 --kcsan-module pidx --kcsan-library "$PIDX_KCSAN_LIBRARY")
+
+# The KCSAN pass must be able to fail: without the latch annotation of
+# pidx_rbskip.c (KCSAN saw this race before it was added), rbskip's writers race
+# its readers' marked loads, and the guest must report it.
+kcsan_control() {
+	local b=$WORK/kcsan-control
+	cp -a "$SRC" "$b"
+	sed -i '/^\tkcsan_nestable_atomic_\(begin\|end\)();$/d' "$b/pidx_rbskip.c"
+	if grep -q kcsan_nestable_atomic "$b/pidx_rbskip.c" || ! build_module "$b" "$2"; then
+		fail "kcsan control: build" "rbskip without its latch annotation"
+		return
+	fi
+	"$REPO/scripts/vm-run.sh" --quiet --out "$b/out" --smp 2 --timeout 900 --kernel "$1" \
+		--headers "$2" "${KCSAN_OPTS[@]}" --ko "$b/pidx.ko" \
+		"$REPO/tests/guest/suite.sh" -- only t_kcsan_filter t_kcsan_storms \
+		>"$b/vm-run.log" 2>&1
+	if grep -q 'BUG: KCSAN: data-race in pidx_rbskip' "$b/out/console.log"; then
+		pass "kcsan control: an unannotated rbskip latch is reported"
+	else
+		fail "kcsan control" "a KCSAN data-race report in pidx_rbskip, saw: $(tail -n 2 "$b/vm-run.log" | tr '\n' ' ')"
+	fi
+}
+
+# The filter must also report a race on pidx's data whose plain access sits in lib/:
+# the pidmap's search reads the summary of full words with find_next_zero_bit()
+# again (as before issue 30) while other CPUs' claims and releases write it, and
+# the runner must fail the boot on that report (kernel problem, exit 125).
+kcsan_library_control() {
+	local b=$WORK/kcsan-lib-control rc try
+	cp -a "$SRC" "$b"
+	sed -i -e 's/^\t\tw = pidmap_next_open(pm, w + 1);$/\t\tw = find_next_zero_bit(pm->full, pm->nwords, w + 1);/' \
+		-e 's/^static unsigned int pidmap_next_open(/static unsigned int __maybe_unused pidmap_next_open(/' \
+		"$b/pidx_pidmap.c"
+	if ! grep -q 'find_next_zero_bit(pm->full' "$b/pidx_pidmap.c" || ! build_module "$b" "$2"; then
+		fail "kcsan library control: build" "the pidmap scanning its summary with find_next_zero_bit()"
+		return
+	fi
+	# a boot that stopped without its exit marker (126: it was seen once,
+	# its log gone with the run) is booted again once, and says so
+	for try in 1 2; do
+		rm -rf "$b/out"
+		"$REPO/scripts/vm-run.sh" --quiet --out "$b/out" --smp 2 --timeout 900 --kernel "$1" \
+			--headers "$2" "${KCSAN_OPTS[@]}" --ko "$b/pidx.ko" \
+			"$REPO/tests/guest/suite.sh" -- only t_kcsan_filter t_kcsan_pidmap \
+			>"$b/vm-run.log" 2>&1
+		rc=$?
+		if [ $rc != 126 ] || [ $try = 2 ]; then break; fi
+		echo "RETRY kcsan library control: the guest stopped without its exit marker: $(tail -n 1 "$b/vm-run.log")"
+		cp "$b/vm-run.log" "$b/vm-run.first.log"
+	done
+	if [ $rc = 125 ] && grep -q 'kernel problem: .*BUG: KCSAN: data-race in .*_find_next_zero_bit' "$b/vm-run.log"; then
+		pass "kcsan control: an unmarked read of pidx's bitmap in lib/ is reported"
+	else
+		fail "kcsan library control" "exit 125 on a KCSAN report in _find_next_zero_bit, saw exit $rc: $(tail -n 2 "$b/vm-run.log" | tr '\n' ' ')"
+	fi
+}
