@@ -240,7 +240,7 @@ void pidx_verify_bad(unsigned int *bad, const char *who, const char *fmt, ...);
  * a fault-injection kernel.  Indexes call it just before such allocations.
  */
 bool pidx_fault_remove_alloc(void);
-/* the parameter itself: the selftest sets it for a while, under pidx_run_lock */
+/* the parameter itself: the selftest sets it for a while, under the run lock */
 extern unsigned int pidx_fail_remove_alloc;
 
 /*

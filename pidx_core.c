@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pidx: the module's glue, the top of its layers (docs/design.md, "Files").
+ * pidx: the module's glue, the top of its layers (README.md, "Files").
  * Load gives the state its defaults and opens the control files over it;
  * unload closes them, which waits for any command in flight, frees every
  * row and log, and checks that the indexes gave back all they took.  The

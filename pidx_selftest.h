@@ -10,6 +10,7 @@
 
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/types.h>
 #include "pidx_state.h"
@@ -65,6 +66,13 @@ struct pidx_st_team {
 	u64 seed;		/* the workers' generators are drawn from it */
 };
 
+/* whether a team's worker goes on: an inline, as it was, in every loop */
+static inline bool pidx_st_going(struct pidx_st_worker *w)
+{
+	return !READ_ONCE(w->team->stop) &&
+	       time_before(jiffies, w->team->deadline);
+}
+
 /* pidx_selftest_kit.c: the checks, the oracle and reads under RCU */
 bool pidx_st_eq(struct pidx_st *st, const char *file, int line,
 		const char *what, long got, long want);
@@ -91,7 +99,6 @@ int pidx_st_insert(const struct pidx_ops *ops, struct pidx_index *idx,
 		   u32 pid);
 int pidx_st_remove(const struct pidx_ops *ops, struct pidx_index *idx,
 		   u32 pid);
-bool pidx_st_going(struct pidx_st_worker *w);
 int pidx_st_team_start(struct pidx_st_team *t, unsigned int n,
 		       const struct cpumask *cpus, void *priv,
 		       size_t size, unsigned int ms);

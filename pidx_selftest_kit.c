@@ -35,8 +35,8 @@ bool pidx_st_eq(struct pidx_st *st, const char *file, int line,
 		pidx_log_printf(st->log,
 				"  FAIL %s (%s:%d): %s: got %ld, expected %ld\n",
 				st->ops->name, file, line, what, got, want);
-		pr_err("pidx: selftest %s: %s:%d: %s: got %ld, expected %ld\n",
-		       st->ops->name, file, line, what, got, want);
+		pr_err("pidx: selftest %s: line %d: %s: got %ld, expected %ld\n",
+		       st->ops->name, line, what, got, want);
 	}
 	return false;
 }
@@ -269,12 +269,6 @@ static int pidx_st_team_fn(void *arg)
 		complete(&t->done);
 	pidx_kthread_wait_stop();
 	return 0;
-}
-
-bool pidx_st_going(struct pidx_st_worker *w)
-{
-	return !READ_ONCE(w->team->stop) &&
-	       time_before(jiffies, w->team->deadline);
 }
 
 /*

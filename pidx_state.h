@@ -4,7 +4,7 @@
  * owns and hands down: the settings, the last command's outcome, the
  * results and the selftest's log.  The debugfs interface reads and writes
  * it, and the run and the selftest take it as their argument, so that no
- * layer reaches up into another's globals (docs/design.md, "Files").
+ * layer reaches up into another's globals (README.md, "Files").
  */
 #ifndef _PIDX_STATE_H
 #define _PIDX_STATE_H

@@ -6,8 +6,8 @@
  * results.csv row.  One definition, compiled into the module (Kbuild) and
  * into user/pidx-user (user/Makefile), so that a row means the same on
  * either substrate.  How the storm CPUs are driven and where the prefill
- * runs stay with each: IPIs, kthreads and node placement in pidx_core.c,
- * pinned threads in user/pidx_user.c.
+ * runs stay with each: IPIs, kthreads and node placement in
+ * pidx_substrate.c and pidx_sched.c, pinned threads in user/pidx_user.c.
  */
 #ifndef _PIDX_STORM_H
 #define _PIDX_STORM_H

@@ -22,7 +22,9 @@ struct pidx_storm_ctx {
 
 /*
  * Storms @ops under @cfg on the live set @shape.  0 with *@resp a row (its
- * verdict FAILED when the index broke), or an error with no row.
+ * verdict FAILED when the index broke), or an error with no row.  Callers
+ * are serialized (the run holds its run_lock): the fault wrappers and the
+ * fault mask are this file's statics.
  */
 int pidx_storm_one(const struct pidx_ops *ops, const struct pidx_config *cfg,
 		   const struct pidx_shape_set *shape,

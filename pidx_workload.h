@@ -3,8 +3,8 @@
  * pidx workloads: what one storm operation does, what it checks, and how a
  * storm CPU times its batches.  One definition, compiled into the module
  * (Kbuild) and into the user-space build (user/Makefile), so both run the
- * very same operations; pidx_core.c keeps what only the kernel has (IPIs,
- * kthreads, debugfs, the prefill placement).
+ * very same operations; pidx_substrate.c keeps what only the kernel has
+ * (IPIs, kthreads, the prefill placement).
  */
 #ifndef _PIDX_WORKLOAD_H
 #define _PIDX_WORKLOAD_H

@@ -5,8 +5,8 @@
  * registry of indexes (pidx_registry.c), the storm operations
  * (pidx_workload.c) and the setup, prefill, checks and summaries of a storm
  * (pidx_storm.c) are the very files Kbuild builds, on the compat layer in
- * compat/.  This file and pidx_user_opts.c are what pidx_core.c and
- * pidx_debugfs.c are to the module: settings, one thread pinned per listed CPU behind a start barrier
+ * compat/.  This file and pidx_user_opts.c are what pidx_substrate.c,
+ * pidx_run.c and pidx_debugfs.c are to the module: settings, one thread pinned per listed CPU behind a start barrier
  * (as the module's kthread mode: warm-up, a spinning gate, batches timed
  * with two clock reads, one batch in eight timed op by op, a cool-down that
  * keeps every CPU busy), repeats interleaved across indexes, and
@@ -48,7 +48,7 @@ bool pidx_fault_remove_alloc(void)
 }
 
 /*
- * The race delays belong to the module's selftest (pidx_selftest.c), which
+ * The race delays belong to the module's selftest (pidx_hooks.c), which
  * the native build does not run: the key stays off, each site a nop.
  */
 DEFINE_STATIC_KEY_FALSE(pidx_race_delays);
@@ -153,7 +153,7 @@ static void churn(struct pidx_storm *s, u32 n)
 }
 
 /*
- * pidx_prepare() of pidx_core.c, the prefill on this thread, which stands
+ * pidx_prepare() of pidx_substrate.c, the prefill on this thread, which stands
  * for the first storm CPU.
  */
 static int prepare(const struct opts *o, struct pidx_storm *s, const char **why)
