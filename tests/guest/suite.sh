@@ -14,7 +14,7 @@
 #          with allocation failures injected (failslab)
 #   failslab: load, selftest, the workload matrix and the failslab group
 #   quick: load, selftest, the workload matrix and interleave on one node
-#          (the 1- and 4-vCPU boots)
+#          (the 1-vCPU boot)
 #   matrix: load, selftest, the workload matrix, bad input and load/unload
 #          cycles (other Debian kernels)
 #   smoke: load and the selftest of idr and skiplist (the DKMS-built module)
@@ -156,7 +156,7 @@ failslab)
 	timed t_failslab
 	;;
 quick)
-	# every value of every setting is the 2-vCPU and the numa boots'
+	# every value of every setting is the 2-vCPU boot's
 	timed t_node_interleave
 	;;
 numa)
