@@ -52,8 +52,8 @@ debug_kernel_tests() {
 		fi
 	else
 		# the guest itself checks KCSAN was switched on and set watchpoints
-		kcsan_control "$kernel" "$headers" "$SRC"
-		kcsan_library_control "$kernel" "$headers" "$SRC"
+		kcsan_control "$kernel" "$headers"
+		kcsan_library_control "$kernel" "$headers"
 	fi
 }
 
@@ -66,7 +66,7 @@ KCSAN_OPTS=(--append kcsan.early_enable=0 --kcsan-module pidx --kcsan-library "$
 # its readers' marked loads, and the guest must report it.
 kcsan_control() {
 	local b=$WORK/kcsan-control
-	cp -a "$3" "$b"
+	cp -a "$SRC" "$b"
 	sed -i '/^\tkcsan_nestable_atomic_\(begin\|end\)();$/d' "$b/pidx_rbskip.c"
 	if grep -q kcsan_nestable_atomic "$b/pidx_rbskip.c" || ! build_module "$b" "$2"; then
 		fail "kcsan control: build" "rbskip without its latch annotation"
@@ -89,7 +89,7 @@ kcsan_control() {
 # the runner must fail the boot on that report (kernel problem, exit 125).
 kcsan_library_control() {
 	local b=$WORK/kcsan-lib-control rc try
-	cp -a "$3" "$b"
+	cp -a "$SRC" "$b"
 	sed -i -e 's/^\t\tw = pidmap_next_open(pm, w + 1);$/\t\tw = find_next_zero_bit(pm->full, pm->nwords, w + 1);/' \
 		-e 's/^static unsigned int pidmap_next_open(/static unsigned int __maybe_unused pidmap_next_open(/' \
 		"$b/pidx_pidmap.c"
