@@ -435,7 +435,7 @@ dist_storms() {
 	local u=$1 cpus=$2 nidx=$3 dist w wl mix dep f out ok n want
 	for dist in zipf:0.99 recent:100 sequential; do
 		for w in lookup lookup-dep mixed:50/25/25 mixed-dep:90/5/5 fork; do
-			wl=${w%%:*} mix= dep=0
+			wl=${w%%:*} dep=0 mix=
 			[ "$wl" != "$w" ] && mix=${w#*:}
 			[ "$wl" != "${wl%-dep}" ] && { wl=${wl%-dep}; dep=1; }
 			f=$u/dist-$(echo "$dist-$w" | tr ':/.' '___').csv
