@@ -1,12 +1,13 @@
 # shellcheck shell=sh
 # suite-storms.sh: sourced by tests/guest/suite.sh (the runner), uses
-# suite-lib.sh's helpers; not a guest script of its own.  The storm tests of the
-# full level (most of them in the debug level too): a run in flight refusing
-# what it must (busy), dependent lookups, live-set shapes, lookup
-# distributions, allocation in a dense space, the fork settings, repeats
-# and their seeds, visits per op, the CPU counters, and a prefill of millions of keys that outlasts the hung-task
-# timeout and a kill -9.  Kept together because each checks what one knob
-# does to a storm's rows, and they are the suite's long runs.
+# suite-lib.sh's helpers; not a guest script of its own.  The storm tests of
+# the full level (most of them in the debug level too): a run in flight
+# refusing what it must (busy), dependent lookups, live-set shapes, lookup
+# distributions, allocation in a dense space, the fork settings, repeats and
+# their seeds, visits per op, the CPU counters, and a prefill of millions of
+# keys that outlasts the hung-task timeout and a kill -9.  Kept together
+# because each checks what one knob does to a storm's rows, and they are the
+# suite's long runs.
 # The runner has sourced suite-lib.sh before this part; sourced here too so
 # that shellcheck, which lints each file alone, sees the state and helpers
 # this part uses (a second time changes nothing, before the tests run).
@@ -164,9 +165,7 @@ t_dist() {
 	expect "dist defaults to uniform" uniform "$(cat $D/dist)"
 	set_all indexes=all mix=50/25/25 keys=4096 pid_max=32768 ops=1000 repeat=1 cpus=all \
 		fork_lookups=2 seed=3
-	dists="zipf:0.99 recent:100 sequential"
-	[ "$LEVEL" = debug ] && set_all ops=300
-	for d in $dists; do
+	for d in zipf:0.99 recent:100 sequential; do
 		for m in kthread ipi; do
 			for wl in lookup mixed fork; do
 				name="dist $d, $m $wl"
