@@ -40,7 +40,8 @@ of the time and memory figures.  Rows with dependent=1 (lookups that wait
 for each other) appear only in ratio_to_idr, as bars of their own, and not
 at all under cachegrind, which counts both settings alike.  Rows whose
 lookups another dist than uniform drew (zipf:S, recent:H, sequential) are
-left out of every figure, which compare uniform lookups.  A results.csv
+left out of every figure, which compare uniform lookups (with a warning).
+A results.csv
 without those columns reads as trace_visits=0, node=any, pmu n/a,
 dependent=0, dist=uniform.
 
@@ -176,6 +177,7 @@ class Run:
     def split_rows(self):
         # the figures compare uniform lookups: other dists' rows are left out
         rows = [r for r in self.all_rows if r["dist"] in ("uniform", "n/a")]
+        self.other_dist = len(self.all_rows) - len(rows)
         # rows timed the ordinary way feed the time and memory figures;
         # traced rows (times include the tracing), placed rows (the numa
         # sweep) and cachegrind's rows only their own figures; dependent
@@ -1589,6 +1591,9 @@ def main(argv):
         if run.faulted:
             warn(f"{run.dir}: left out {run.faulted} row(s) run under "
                  f"fault injection (faults= in extra)")
+        if run.other_dist:
+            warn(f"{run.dir}: left out {run.other_dist} row(s) whose lookups "
+                 f"another dist than uniform drew")
         bad = sum(1 for r in run.all_rows if (r.get("errors") or 0) > 0)
         if bad:
             warn(f"{run.dir}: {bad} row(s) report correctness errors "
