@@ -285,7 +285,9 @@ int pidx_dist_make(const struct pidx_config *cfg, struct pidx_shape_set *set)
 
 	set->dist_walk = NULL;
 	set->dist_len = 0;
-	if (cfg->dist == PIDX_DIST_UNIFORM || !set->nkeys)
+	/* none either for a storm that draws no lookup */
+	if (cfg->dist == PIDX_DIST_UNIFORM || !set->nkeys ||
+	    !pidx_dist_applies(cfg->workload, cfg->fork_lookups))
 		return 0;
 	if (cfg->dist == PIDX_DIST_SEQUENTIAL)
 		set->dist_len = set->nkeys;

@@ -43,8 +43,9 @@ void pidx_dist_name(char *buf, size_t len, enum pidx_dist dist, u32 param);
 
 /*
  * The run's walk for cfg->dist, into @set (made by pidx_shape_make() from
- * the same settings); uniform makes none.  Process context (GFP_KERNEL).
- * pidx_shape_free() frees it with the set.
+ * the same settings); uniform makes none, nor a storm that draws no
+ * lookup.  Process context (GFP_KERNEL).  pidx_shape_free() frees it with
+ * the set.
  */
 int pidx_dist_make(const struct pidx_config *cfg, struct pidx_shape_set *set);
 
