@@ -14,6 +14,7 @@
 #include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include "pidx_dist.h"
 #include "pidx_state.h"
 
 /* a cpulist of every CPU of a large machine fits; anything longer is junk */
@@ -301,6 +302,20 @@ static void show_shape(struct seq_file *m, const struct pidx_config *cfg)
 	seq_printf(m, "%s\n", pidx_shape_names[cfg->shape]);
 }
 
+/* "uniform", "zipf:S", "recent:H" or "sequential" (pidx_dist.h) */
+static int parse_dist(struct pidx_config *cfg, char *val)
+{
+	return pidx_dist_parse(val, &cfg->dist, &cfg->dist_param);
+}
+
+static void show_dist(struct seq_file *m, const struct pidx_config *cfg)
+{
+	char buf[PIDX_DIST_NAME_MAX];
+
+	pidx_dist_name(buf, sizeof(buf), cfg->dist, cfg->dist_param);
+	seq_printf(m, "%s\n", buf);
+}
+
 #define PIDX_SETTING(n) { .name = #n, .parse = parse_##n, .show = show_##n }
 #define PIDX_SETTING_U32(n)						\
 	{ .name = #n, .parse = parse_##n,				\
@@ -329,6 +344,7 @@ static const struct pidx_setting pidx_settings[] = {
 	PIDX_SETTING(fork_exit),
 	PIDX_SETTING_U32(dependent),
 	PIDX_SETTING(shape),
+	PIDX_SETTING(dist),
 };
 
 /* Module parameters: the same words as the files, applied at load. */
@@ -354,6 +370,7 @@ module_param_named(fork_lookups, pidx_params[17], charp, 0444);
 module_param_named(fork_exit, pidx_params[18], charp, 0444);
 module_param_named(dependent, pidx_params[19], charp, 0444);
 module_param_named(shape, pidx_params[20], charp, 0444);
+module_param_named(dist, pidx_params[21], charp, 0444);
 MODULE_PARM_DESC(indexes, "initial settings: each parameter takes the words of the debugfs file of its name");
 MODULE_PARM_DESC(mode, "ipi or kthread; the default is ipi, or kthread on PREEMPT_RT (where ipi storms may only read)");
 
@@ -566,6 +583,7 @@ static void pidx_show_hypervisor(struct seq_file *m)
 
 static void pidx_show_header(struct seq_file *m, const struct pidx_result *r)
 {
+	char dist[PIDX_DIST_NAME_MAX];
 	struct pidx_milli b;
 
 	seq_printf(m, "pidx run %u: workload %s", r->run,
@@ -580,6 +598,10 @@ static void pidx_show_header(struct seq_file *m, const struct pidx_result *r)
 		   r->ops, r->pid_max, r->seed, pidx_shape_names[r->shape]);
 	if (r->shape == PIDX_SHAPE_AGED)
 		seq_printf(m, " (%u wraps)", r->shape_wraps);
+	if (pidx_dist_applies(r->workload, r->fork_lookups)) {
+		pidx_dist_name(dist, sizeof(dist), r->dist, r->dist_param);
+		seq_printf(m, ", dist %s", dist);
+	}
 	seq_printf(m, "%s\n", r->dependent ? ", dependent lookups" : "");
 	seq_printf(m, "clock: one ktime_get_ns() pair costs %s ns; it is inside p50..max, not inside ns/op\n",
 		   pidx_milli(&b, r->clock_milli));

@@ -30,6 +30,15 @@ enum pidx_shape {
 	PIDX_NR_SHAPES
 };
 
+/* dist setting: which PIDs of the set lookups draw (pidx_dist.h) */
+enum pidx_dist {
+	PIDX_DIST_UNIFORM,
+	PIDX_DIST_ZIPF,
+	PIDX_DIST_RECENT,
+	PIDX_DIST_SEQUENTIAL,
+	PIDX_NR_DISTS
+};
+
 enum pidx_mode {
 	PIDX_MODE_IPI,
 	PIDX_MODE_KTHREAD,
@@ -113,6 +122,8 @@ struct pidx_config {
 	enum pidx_fork_exit fork_exit;
 	u32 dependent;			/* 0 or 1: lookups wait for each other */
 	enum pidx_shape shape;
+	enum pidx_dist dist;
+	u32 dist_param;			/* zipf: S x 1000; recent: H */
 };
 
 enum pidx_verdict { PIDX_VERIFIED, PIDX_FAILED, PIDX_NOT_CHECKED, PIDX_NR_VERDICTS };
@@ -180,6 +191,8 @@ struct pidx_result {
 
 	enum pidx_shape shape;
 	u32 shape_wraps;		/* aged: the simulation's wraps */
+	enum pidx_dist dist;
+	u32 dist_param;
 };
 
 void pidx_fill_params(const struct pidx_config *cfg,

@@ -9,6 +9,7 @@
 #include <linux/cpumask.h>
 #include <linux/nodemask.h>
 #include <linux/slab.h>
+#include "pidx_dist.h"
 #include "pidx_hooks.h"
 #include "pidx_state.h"
 #include "pidx_substrate.h"
@@ -179,6 +180,15 @@ int pidx_run(struct pidx_state *st)
 	} else if (cfg.shape == PIDX_SHAPE_AGED) {
 		pr_info("pidx: aged set: %llu forks, %u wraps, cursor %u\n",
 			shape.forks, shape.wraps, shape.cursor);
+	}
+	/* and the walk its lookups read, under a dist other than uniform */
+	if (!ret) {
+		ret = pidx_dist_make(&cfg, &shape);
+		if (ret) {
+			why = ret == -ENOMEM ? "no memory for the run's dist walk" :
+			      "the run's dist walk was not made: see dmesg";
+			pr_err("pidx: run %u: dist walk not made (%d)\n", st->run_no, ret);
+		}
 	}
 	/*
 	 * Repeats interleave the indexes so drift hits them all alike.  Each

@@ -216,6 +216,8 @@ void pidx_shape_free(struct pidx_shape_set *set)
 {
 	kvfree(set->order);
 	kvfree(set->walk);
+	kvfree(set->dist_walk);
 	set->order = NULL;
 	set->walk = NULL;
+	set->dist_walk = NULL;
 }

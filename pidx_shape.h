@@ -41,6 +41,12 @@ struct pidx_shape_set {
 	u32 *order;
 	/* aged: the survivors shuffled, walked in turn by lookups (drawn from) */
 	u32 *walk;
+	/*
+	 * dist other than uniform: the lookups' keys, walked in turn in place
+	 * of the draws above (pidx_dist_make(); freed with the set)
+	 */
+	u32 *dist_walk;
+	u32 dist_len;
 	/* where alloc goes on: just past the last number allocated */
 	u32 cursor;
 	u32 wraps;		/* aged: the cursor's wraps in the simulation */

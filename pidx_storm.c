@@ -21,6 +21,7 @@
 #include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/topology.h>
+#include "pidx_dist.h"
 #include "pidx_storm.h"
 
 char pidx_storm_why[PIDX_STORM_WHY_MAX];
@@ -154,6 +155,8 @@ void pidx_result_init(struct pidx_result *res, const struct pidx_ops *ops,
 	res->fork_exit = cfg->fork_exit;
 	res->pmu = cfg->pmu;
 	res->shape = cfg->shape;
+	res->dist = cfg->dist;
+	res->dist_param = cfg->dist_param;
 	res->numa_node = cfg->node;
 	res->numa_note = "";
 	pidx_fill_cpu_nodes(res, cfg);
@@ -395,7 +398,8 @@ int pidx_storm_deal(struct pidx_storm *s)
 			w->ring[n] = pidx_key_of(s, s->stable + wi * s->slice + n);
 		w->ring_len = s->slice;
 		/* the CPUs' walks start apart, so they do not look up in step */
-		w->walk_pos = (u64)s->nkeys * wi / s->nworkers;
+		w->walk_pos = (u64)(s->shape->dist_walk ? s->shape->dist_len : s->nkeys) *
+			      wi / s->nworkers;
 	}
 	return 0;
 }
@@ -706,7 +710,7 @@ void pidx_csv_row(char *buf, size_t size, const struct pidx_result *r,
 		  const struct pidx_csv_sub *sub)
 {
 	struct pidx_milli b[6];
-	char node[16];
+	char node[16], dist[PIDX_DIST_NAME_MAX];
 	unsigned int c;
 	size_t n;
 
@@ -762,6 +766,12 @@ void pidx_csv_row(char *buf, size_t size, const struct pidx_result *r,
 		n += scnprintf(buf + n, size - n, "%u,", r->dependent);
 	else
 		n += scnprintf(buf + n, size - n, "n/a,");
-	scnprintf(buf + n, size - n, "%s,%u\n", pidx_shape_names[r->shape],
-		  r->shape_wraps);
+	n += scnprintf(buf + n, size - n, "%s,%u,", pidx_shape_names[r->shape],
+		       r->shape_wraps);
+	/* the storms that draw lookups: fork's only with fork_lookups */
+	if (pidx_dist_applies(r->workload, r->fork_lookups))
+		pidx_dist_name(dist, sizeof(dist), r->dist, r->dist_param);
+	else
+		strscpy(dist, "n/a", sizeof(dist));
+	scnprintf(buf + n, size - n, "%s\n", dist);
 }

@@ -186,6 +186,20 @@ static __always_inline u32 pidx_draw_key(const struct pidx_shape_set *set,
 	}
 }
 
+/*
+ * dist other than uniform: the next key of the run's walk (pidx_dist.h),
+ * read in turn from this CPU's place, like the aged shape's walk.
+ */
+static __always_inline u32 pidx_walk_key(const struct pidx_shape_set *set,
+					 u32 *walk_pos)
+{
+	u32 i = (*walk_pos)++;
+
+	if (unlikely(*walk_pos == set->dist_len))
+		*walk_pos = 0;
+	return set->dist_walk[i];
+}
+
 /* Looks up @key, a prefilled PID; returns what the index's lookup did. */
 static __always_inline bool pidx_lookup_pid(struct pidx_worker *w, u32 key)
 {
@@ -229,7 +243,10 @@ static __always_inline u32 pidx_chain_zero(bool ret)
  */
 static void pidx_op_lookup(struct pidx_worker *w)
 {
-	pidx_lookup_pid(w, pidx_draw_key(w->storm->shape, &w->rng, &w->walk_pos));
+	const struct pidx_shape_set *set = w->storm->shape;
+
+	pidx_lookup_pid(w, set->dist_walk ? pidx_walk_key(set, &w->walk_pos) :
+			pidx_draw_key(set, &w->rng, &w->walk_pos));
 }
 
 /*
@@ -255,11 +272,12 @@ static void pidx_chain_check(struct pidx_worker *w, u32 chain)
  * With @dependent each key waits for the previous lookup's return value
  * (pidx_chain_zero()): objdump shows the chain as data in that loop, the
  * lookup's %al, zero-extended, shifted right by one and added to the next
- * key, with no branch between.
+ * key, with no branch between.  With @walked (a dist other than uniform)
+ * each key is the next of the run's walk instead, whatever the shape.
  */
 static __always_inline void pidx_lookup_loop(struct pidx_worker *w, u32 n,
 					     const enum pidx_shape shape,
-					     const bool dependent)
+					     const bool dependent, const bool walked)
 {
 	struct pidx_storm *s = w->storm;
 	bool (*lookup)(struct pidx_index *idx, u32 pid) = s->ops->lookup;
@@ -271,7 +289,10 @@ static __always_inline void pidx_lookup_loop(struct pidx_worker *w, u32 n,
 
 	set.shape = shape;
 	for (i = 0; i < n; i++) {
-		key = pidx_draw_key(&set, &rng, &walk_pos);
+		if (walked)
+			key = pidx_walk_key(&set, &walk_pos);
+		else
+			key = pidx_draw_key(&set, &rng, &walk_pos);
 		if (dependent)
 			key += chain;
 		rcu_read_lock();
@@ -294,13 +315,13 @@ static __always_inline void pidx_lookup_shaped(struct pidx_worker *w, u32 n,
 {
 	switch (w->storm->shape->shape) {
 	case PIDX_SHAPE_SPREAD:
-		pidx_lookup_loop(w, n, PIDX_SHAPE_SPREAD, dependent);
+		pidx_lookup_loop(w, n, PIDX_SHAPE_SPREAD, dependent, false);
 		break;
 	case PIDX_SHAPE_AGED:
-		pidx_lookup_loop(w, n, PIDX_SHAPE_AGED, dependent);
+		pidx_lookup_loop(w, n, PIDX_SHAPE_AGED, dependent, false);
 		break;
 	default:
-		pidx_lookup_loop(w, n, PIDX_SHAPE_DENSE, dependent);
+		pidx_lookup_loop(w, n, PIDX_SHAPE_DENSE, dependent, false);
 		break;
 	}
 }
@@ -314,6 +335,17 @@ static noinline void pidx_lookup_batch(struct pidx_worker *w, u32 n)
 static noinline void pidx_lookup_chain(struct pidx_worker *w, u32 n)
 {
 	pidx_lookup_shaped(w, n, true);
+}
+
+/* pidx_lookup_batch() and pidx_lookup_chain() reading the dist's walk */
+static noinline void pidx_lookup_walk(struct pidx_worker *w, u32 n)
+{
+	pidx_lookup_loop(w, n, PIDX_SHAPE_DENSE, false, true);
+}
+
+static noinline void pidx_lookup_walk_chain(struct pidx_worker *w, u32 n)
+{
+	pidx_lookup_loop(w, n, PIDX_SHAPE_DENSE, true, true);
 }
 
 static void pidx_op_insert(struct pidx_worker *w)
@@ -372,10 +404,10 @@ static void pidx_op_mixed(struct pidx_worker *w)
  * @dependent each lookup's key waits for the previous lookup
  * (pidx_chain_zero()); inserts and deletes neither wait nor are waited
  * for: the chain runs through the lookups alone, and restarts with each
- * batch.
+ * batch.  With @walked each lookup's key is the next of the dist's walk.
  */
 static __always_inline void pidx_mixed_loop(struct pidx_worker *w, u32 n,
-					    const bool dependent)
+					    const bool dependent, const bool walked)
 {
 	const u32 *mix = w->storm->cfg->mix;
 	const struct pidx_shape_set *set = w->storm->shape;
@@ -385,7 +417,10 @@ static __always_inline void pidx_mixed_loop(struct pidx_worker *w, u32 n,
 	for (i = 0; i < n; i++) {
 		r = pidx_rand_below(&w->rng, 100);
 		if (r < mix[PIDX_MIX_LOOKUP]) {
-			key = pidx_draw_key(set, &w->rng, &w->walk_pos);
+			if (walked)
+				key = pidx_walk_key(set, &w->walk_pos);
+			else
+				key = pidx_draw_key(set, &w->rng, &w->walk_pos);
 			if (dependent)
 				key += chain;
 			hit = pidx_lookup_pid(w, key);
@@ -403,12 +438,40 @@ static __always_inline void pidx_mixed_loop(struct pidx_worker *w, u32 n,
 
 static noinline void pidx_mixed_batch(struct pidx_worker *w, u32 n)
 {
-	pidx_mixed_loop(w, n, false);
+	pidx_mixed_loop(w, n, false, false);
 }
 
 static noinline void pidx_mixed_chain(struct pidx_worker *w, u32 n)
 {
-	pidx_mixed_loop(w, n, true);
+	pidx_mixed_loop(w, n, true, false);
+}
+
+static noinline void pidx_mixed_walk(struct pidx_worker *w, u32 n)
+{
+	pidx_mixed_loop(w, n, false, true);
+}
+
+static noinline void pidx_mixed_walk_chain(struct pidx_worker *w, u32 n)
+{
+	pidx_mixed_loop(w, n, true, true);
+}
+
+/*
+ * A timed batch of a lookup or mixed storm under a dist other than uniform:
+ * apart from the uniform ones, whose code stays as it was.
+ */
+static noinline void pidx_walk_batch(struct pidx_worker *w, u32 n)
+{
+	const struct pidx_config *cfg = w->storm->cfg;
+
+	if (cfg->workload == PIDX_WL_LOOKUP && cfg->dependent)
+		pidx_lookup_walk_chain(w, n);
+	else if (cfg->workload == PIDX_WL_LOOKUP)
+		pidx_lookup_walk(w, n);
+	else if (cfg->dependent)
+		pidx_mixed_walk_chain(w, n);
+	else
+		pidx_mixed_walk(w, n);
 }
 
 /*
@@ -461,7 +524,10 @@ static u32 pidx_fork_exit(struct pidx_worker *w, struct pidx_worker *from,
  * oldest PIDs beyond fork_window of this CPU's window (fork_exit=local) or
  * of the next CPU's (remote).  Each op is one fork; the exits do not wait
  * for it: a fork that fails for want of a number still exits, as children
- * exit whether or not their parent can fork again.
+ * exit whether or not their parent can fork again.  Under a dist other
+ * than uniform the fork_lookups lookups are not of the new PID but the
+ * next keys of the dist's walk over the prefilled set, which a fork storm
+ * never deletes: each must hit.
  */
 static void pidx_op_fork(struct pidx_worker *w)
 {
@@ -508,7 +574,10 @@ static void pidx_op_fork(struct pidx_worker *w)
 		pidx_worker_error(w, pid, "alloc returned a number outside [1, pid_max)");
 		return;
 	}
-	if (cfg->fork_lookups) {
+	if (cfg->fork_lookups && s->shape->dist_walk) {
+		for (i = 0; i < cfg->fork_lookups; i++)
+			pidx_lookup_pid(w, pidx_walk_key(s->shape, &w->walk_pos));
+	} else if (cfg->fork_lookups) {
 		rcu_read_lock();
 		for (i = 0; i < cfg->fork_lookups; i++)
 			hit &= s->ops->lookup(s->idx, pid);
@@ -629,6 +698,9 @@ void pidx_run_batch(struct pidx_worker *w)
 		if (static_branch_unlikely(&pidx_visits_on))
 			for (i = 0; i < n; i++)
 				pidx_op(w);
+		else if (unlikely(w->storm->shape->dist_walk) &&
+			 (cfg->workload == PIDX_WL_LOOKUP || cfg->workload == PIDX_WL_MIXED))
+			pidx_walk_batch(w, n);
 		else if (cfg->workload == PIDX_WL_LOOKUP && !cfg->dependent)
 			pidx_lookup_batch(w, n);
 		else if (cfg->workload == PIDX_WL_LOOKUP)
@@ -648,12 +720,23 @@ void pidx_run_batch(struct pidx_worker *w)
 	w->batches++;
 }
 
+/*
+ * Warm-up and cool-down: uniform over the keys nobody deletes, or under a
+ * dist other than uniform the dist's own keys, so that the caches start
+ * the storm as its lookups leave them.
+ */
 void pidx_untimed_lookups(struct pidx_worker *w, u32 n)
 {
+	const struct pidx_shape_set *set = w->storm->shape;
 	u32 i;
 
 	if (!w->storm->stable)
 		return;
+	if (set->dist_walk) {
+		for (i = 0; i < n; i++)
+			pidx_lookup_pid(w, pidx_walk_key(set, &w->walk_pos));
+		return;
+	}
 	for (i = 0; i < n; i++)
 		pidx_lookup_pid(w, pidx_key_of(w->storm,
 					       pidx_rand_below(&w->rng, w->storm->stable)));

@@ -60,7 +60,7 @@ struct pidx_worker {
 	u32 iter_next;
 	u32 iter_seen;
 
-	u32 walk_pos;			/* aged: this CPU's place in the shape's walk */
+	u32 walk_pos;			/* this CPU's place in the aged or dist walk */
 
 	/* bounds: the longest ipi callback (irqs off) and kthread batch */
 	u64 irqs_off_max_ns;
@@ -90,7 +90,8 @@ struct pidx_storm {
 	 * keys, which cost the engine (and every index's lookup) a cache miss.
 	 * The aged shape has no formula: its lookups walk a shuffled copy of
 	 * the set in turn, each CPU from its own place, loads the hardware
-	 * prefetches (shape->walk).
+	 * prefetches (shape->walk).  A dist other than uniform walks its own
+	 * array so (shape->dist_walk, pidx_dist.h).
 	 */
 	const struct pidx_shape_set *shape;
 	/* spread and aged: the keys nobody may delete, for a lookup's miss */

@@ -38,9 +38,12 @@ warning).  The `null` index is drawn as a grey dashed
 times include the tracing) and rows with node other than "any" are left out
 of the time and memory figures.  Rows with dependent=1 (lookups that wait
 for each other) appear only in ratio_to_idr, as bars of their own, and not
-at all under cachegrind, which counts both settings alike.  A results.csv
+at all under cachegrind, which counts both settings alike.  Rows whose
+lookups another dist than uniform drew (zipf:S, recent:H, sequential) are
+left out of every figure, which compare uniform lookups (with a warning).
+A results.csv
 without those columns reads as trace_visits=0, node=any, pmu n/a,
-dependent=0.
+dependent=0, dist=uniform.
 
 Runs with Debian's python3-matplotlib: use /usr/bin/python3.
 """
@@ -75,7 +78,7 @@ OPTIONAL_NUMBERS = ["visits_per_op", "visits_max", "lines_per_op",
                     "cache_refs_per_op", "cache_misses_per_op",
                     "llc_load_misses_per_op"]
 OPTIONAL_TEXT = {"pmu": "n/a", "node": "any", "cpu_nodes": "n/a",
-                 "mem_nodes": "n/a", "substrate": "kernel"}
+                 "mem_nodes": "n/a", "substrate": "kernel", "dist": "uniform"}
 # CPU counter columns and their labels, in the order drawn
 PMU_COLUMNS = [("cycles_per_op", "cycles"),
                ("instructions_per_op", "instructions"),
@@ -172,7 +175,9 @@ class Run:
         self.fig_prefix = ""
 
     def split_rows(self):
-        rows = self.all_rows
+        # the figures compare uniform lookups: other dists' rows are left out
+        rows = [r for r in self.all_rows if r["dist"] in ("uniform", "n/a")]
+        self.other_dist = len(self.all_rows) - len(rows)
         # rows timed the ordinary way feed the time and memory figures;
         # traced rows (times include the tracing), placed rows (the numa
         # sweep) and cachegrind's rows only their own figures; dependent
@@ -1586,6 +1591,9 @@ def main(argv):
         if run.faulted:
             warn(f"{run.dir}: left out {run.faulted} row(s) run under "
                  f"fault injection (faults= in extra)")
+        if run.other_dist:
+            warn(f"{run.dir}: left out {run.other_dist} row(s) whose lookups "
+                 f"another dist than uniform drew")
         bad = sum(1 for r in run.all_rows if (r.get("errors") or 0) > 0)
         if bad:
             warn(f"{run.dir}: {bad} row(s) report correctness errors "

@@ -199,6 +199,28 @@ awk -F, -v OFS=, -v c="$(col extra)" 'NR > 1 { $c = "faults=failslab" } 1' \
 	"$FIX/results.csv" >"$tmp/allfaulted/results.csv"
 expect_error "only rows under fault injection" --out "$tmp/x" "$tmp/allfaulted"
 
+# --- rows of a dist other than uniform are left out, with a warning ------
+# the fixture with a dist column, uniform, and beside each row a copy whose
+# lookups zipf:0.99 drew, three times as slow: the figures are the
+# uniform rows' alone
+fixture_copy "$tmp/dist"
+fixture_copy "$tmp/distu"
+awk -F, -v OFS=, 'NR == 1 { print $0 ",dist"; next } { print $0 ",uniform" }' \
+	"$FIX/results.csv" >"$tmp/distu/results.csv"
+awk -F, -v OFS=, -v c="$(col ns_per_op)" 'NR == 1 { print $0 ",dist"; next }
+	{ print $0 ",uniform"; $c = $c * 3; print $0 ",zipf:0.99" }' \
+	"$FIX/results.csv" >"$tmp/dist/results.csv"
+run_plot distu --out "$tmp/distu/plots" "$tmp/distu"
+run_plot dist --out "$tmp/dist/plots" "$tmp/dist"
+if [[ $rc -eq 0 ]] && [[ $(grep -c '^plot.py: warning: ' "$tmp/dist.err") -eq 1 ]] &&
+	grep -q "left out $(($(wc -l <"$FIX/results.csv") - 1)) row(s) whose lookups another dist than uniform drew" "$tmp/dist.err"; then
+	pass "dist rows other than uniform left out with one warning"
+else
+	fail "dist rows other than uniform left out with one warning" "exit 0 and the warning, saw $rc and '$(tr '\n' '|' <"$tmp/dist.err")'"
+fi
+same_figs "figures of uniform rows beside zipf ones are the uniform rows' figures" \
+	"$tmp/dist/plots" "$tmp/distu/plots"
+
 # --- malformed input: exit 1, one line "plot.py: error: ..." -------------
 fixture_copy "$tmp/nocol"
 cut -d, -f"$(col mops)" --complement "$FIX/results.csv" >"$tmp/nocol/results.csv"

@@ -3,7 +3,8 @@
 # user.sh: the user-space build's checks, sourced by tests/run-all.sh (its
 # pass, fail, section, REPO, SRC, WORK): pidx-user built warning-free, every
 # index through every workload natively, the shapes' statistics from
-# --dump-keys, dependent lookups slower than batched ones, cachegrind, a
+# --dump-keys, the dist walks' from --dump-dist and every index under
+# each dist, dependent lookups slower than batched ones, cachegrind, a
 # broken index caught, the race replays.  Apart, so that run-all.sh stays
 # a list of the parts a reader can hold.
 #   user_tests         everything above (also `run-all.sh --user-only`)
@@ -101,6 +102,92 @@ shape_stats() {
 	fi
 }
 
+# dist_stats PIDX-USER DIR: the statistics of the dist setting's walks
+# (--dump-dist: a line of facts, then the keys lookups read in turn), each
+# against what the distribution predicts, computed here in floating point
+dist_stats() {
+	local bin=$1 d=$2 out bad why
+	mkdir -p "$d"
+	# zipf:0.99 over 1M dense keys: the walk is 1M keys of the set, and the
+	# 1% most looked-up keys take the share the top 1% of ranks has,
+	# sum(r^-s, r <= n/100) / sum(r^-s, r <= n), to within 0.002
+	if out=$("$bin" --dist zipf:0.99 --keys 1M --pid-max 4194304 --dump-dist 2>&1 | awk '
+		NR == 1 { for (i = 1; i <= NF; i++) { split($i, kv, "="); h[kv[1]] = kv[2] }; next }
+		{ k = $1 + 0; if (k < 1 || k > h["keys"]) bad++; c[k]++; len++ }
+		END { for (k in c) print c[k]; print "facts", h["keys"], h["len"], len, bad + 0 }' |
+		sort -k1,1nr | awk '
+		$1 == "facts" { n = $2; L = $3; got = $4; bad = $5; next }
+		{ v[++m] = $1 }
+		END {
+			s = 0.99; top = int(n / 100)
+			for (r = 1; r <= n; r++) { w = exp(-s * log(r)); all += w; if (r <= top) want += w }
+			want /= all
+			for (i = 1; i <= top && i <= m; i++) share += v[i]
+			share /= L
+			printf "zipf:0.99 over %d keys, walk %d: top 1%% of keys %.4f of lookups, zipf predicts %.4f; hottest %.4f (%.4f)", n, got, share, want, v[1] / L, 1 / all
+			exit !(got == L && L == n && !bad && share - want < 0.002 && want - share < 0.002 &&
+			       v[1] / L - 1 / all < 0.001 && 1 / all - v[1] / L < 0.001)
+		}'); then
+		pass "user: dist $out"
+	else
+		fail "user: dist zipf statistics" "top 1% share within 0.002 of zipf's, saw: $out"
+	fi
+	# recent:1000 over 1M dense keys: PID keys - r is the r-th newest; half
+	# the lookups within the 1000 newest, three quarters within 2000, and
+	# the median rank 1000 (to within 1%)
+	"$bin" --dist recent:1000 --keys 1M --pid-max 4194304 --dump-dist 2>&1 |
+		awk 'NR == 1 { split($3, kv, "="); n = kv[2]; next } { print n - $1 }' |
+		sort -n >"$d/recent-ranks.txt"
+	if out=$(awk '{ r = $1 + 0; v[NR] = r; if (r < 0 || r >= 1048576) bad++; if (r < 1000) a++; if (r < 2000) b++ }
+		END { n = NR; med = v[int(n / 2) + 1]
+		      printf "recent:1000 over 1M keys: %.4f of lookups within the 1000 newest (0.5), %.4f within 2000 (0.75), median rank %d", a / n, b / n, med
+		      exit !(n == 1048576 && !bad && a / n > 0.498 && a / n < 0.502 && b / n > 0.748 && b / n < 0.752 && med >= 990 && med <= 1010) }' \
+		"$d/recent-ranks.txt"); then
+		pass "user: dist $out"
+	else
+		fail "user: dist recent statistics" "half within H, 3/4 within 2H, median rank H, saw: $out"
+	fi
+	rm -f "$d/recent-ranks.txt"
+	# sequential: every key once, ascending (the aged set sorted)
+	"$bin" --shape aged --keys 32K --pid-max 4194304 --dist sequential --dump-dist >"$d/seq.txt" 2>&1
+	"$bin" --shape aged --keys 32K --pid-max 4194304 --dump-keys 2>&1 | tail -n +2 | sort -n >"$d/seq-want.txt"
+	if [ -s "$d/seq-want.txt" ] && tail -n +2 "$d/seq.txt" | cmp -s - "$d/seq-want.txt"; then
+		pass "user: dist sequential walks the aged set's $(wc -l <"$d/seq-want.txt") keys once each, ascending"
+	else
+		fail "user: dist sequential" "the aged set's keys ascending, saw: $(head -c 120 "$d/seq.txt" | tr '\n' ' ')"
+	fi
+	# one seed one walk, another seed another; uniform has no walk at all
+	"$bin" --dist zipf:0.99 --keys 2K --seed 1 --dump-dist >"$d/z1.txt" 2>&1
+	"$bin" --dist zipf:0.99 --keys 2K --seed 1 --dump-dist >"$d/z1b.txt" 2>&1
+	"$bin" --dist zipf:0.99 --keys 2K --seed 2 --dump-dist >"$d/z2.txt" 2>&1
+	out=$("$bin" --dump-dist 2>&1)
+	if cmp -s "$d/z1.txt" "$d/z1b.txt" && ! cmp -s "$d/z1.txt" "$d/z2.txt" &&
+		[ "$(head -1 "$d/z1.txt")" = "dist=zipf:0.99 shape=dense keys=2048 pid_max=32768 len=65536" ] &&
+		[ "$out" = "dist=uniform shape=dense keys=1024 pid_max=32768 len=0" ]; then
+		pass "user: dist walks: one seed one walk, another another; uniform makes none"
+	else
+		fail "user: dist walk determinism" "equal walks for one seed, another for seed 2, none for uniform, saw: $(head -1 "$d/z1.txt") / $out"
+	fi
+	# refused values: exit 2, naming the forms; the accepted ones read back
+	bad=
+	for v in zipf:0 zipf:5.001 zipf:1.2345 zipf: zipf:-1 zipf:1e3 recent:0 recent:4194305 \
+		recent:1.5 recent: uniform:1 sequential:2 ZIPF:1 zipf recent bent ""; do
+		"$bin" --dist "$v" --dump-dist >/dev/null 2>&1
+		[ $? = 2 ] || bad="$bad '$v'"
+	done
+	out=$(for v in zipf:5 zipf:0.001 zipf:0.990 zipf:1.50 recent:4194304 recent:1 sequential uniform; do
+		"$bin" --dist "$v" --keys 64 --dump-dist 2>&1 | head -1 | sed 's/ .*//'
+	done | paste -sd' ')
+	# (run-all.sh's pipefail: pidx-user's exit 2 would fail a pipe)
+	why=$("$bin" --dist zipf:9 2>&1)
+	if [ -z "$bad" ] && [ "$out" = "dist=zipf:5 dist=zipf:0.001 dist=zipf:0.99 dist=zipf:1.5 dist=recent:4194304 dist=recent:1 dist=sequential dist=uniform" ] &&
+		echo "$why" | grep -q 'dist wants uniform, zipf:S'; then
+		pass "user: --dist refuses 16 bad values (exit 2) and reads the good ones back: $out"
+	else
+		fail "user: --dist values" "every bad one exit 2 naming the forms, the good ones read back; saw accepted:${bad:- none}; read back: $out; zipf:9: $why"
+	fi
+}
+
 # user/pidx-user: the index files and the kernel's lib/ built natively
 user_tests() {
 	section "user space: make user, every index x workload natively, cachegrind, a broken index"
@@ -158,6 +245,8 @@ user_tests() {
 		done
 	done
 	shape_stats "$SRC/user/pidx-user" "$u/stats"
+	dist_stats "$SRC/user/pidx-user" "$u/dist"
+	dist_storms "$u" "$cpus" "$nidx"
 	# races a review found, replayed step by step (user/replay/): each
 	# exits 0 only with the index consistent and its memory back
 	if make -C "$SRC/user" replays KDIR="$KDIR" >"$WORK/replays-build.log" 2>&1 &&
@@ -291,6 +380,16 @@ user_tests() {
 		else
 			fail "user: broken idr lookup, aged mixed" "exit 1, idr FAILED naming lookup, skiplist yes, saw exit $ok: $(grep -E '^(idr|skiplist) ' "$u/broken-aged.out" | cut -c1-200 | tr '\n' ' ')"
 		fi
+		# a fork's lookups under a dist: the walk's prefilled keys must hit
+		"$u/broken/user/pidx-user" --indexes idr,skiplist --workload fork --fork-lookups 1 \
+			--dist sequential --keys 2K --ops 1000 --cpus 0 >"$u/broken-dist.out" 2>&1
+		ok=$?
+		if [ "$ok" = 1 ] && grep -q '^idr .*FAILED (.*lookup missed a key present' "$u/broken-dist.out" &&
+			grep -q '^skiplist .* yes$' "$u/broken-dist.out"; then
+			pass "user: the broken idr lookup fails a fork storm's dist lookups; skiplist verified"
+		else
+			fail "user: broken idr lookup, fork under dist sequential" "exit 1, idr FAILED naming lookup, skiplist yes, saw exit $ok: $(grep -E '^(idr|skiplist) ' "$u/broken-dist.out" | cut -c1-200 | tr '\n' ' ')"
+		fi
 		if out=$(shape_aged_stats "$u/broken/user/pidx-user" "$u/broken-stats"); then
 			fail "user: aged set of a simulation that never wraps" "its statistics fail, saw: $out"
 		else
@@ -328,6 +427,66 @@ user_tests() {
 		fi
 	else
 		fail "user: broken alloc build" "a pidx-user whose idr alloc returns numbers past pid_max, saw: $(tail -n 2 "$u/badalloc.log" | tr '\n' ' ')"
+	fi
+}
+
+# dist_storms DIR CPUS NIDX: every index verified under each dist other
+# than uniform, in the storms whose lookups it draws; uniform's rows say
+# uniform and are those of no --dist at all
+dist_storms() {
+	local u=$1 cpus=$2 nidx=$3 dist w wl mix dep f out ok n want
+	for dist in zipf:0.99 recent:100 sequential; do
+		for w in lookup lookup-dep mixed:50/25/25 mixed-dep:90/5/5 fork; do
+			wl=${w%%:*} dep=0 mix=
+			[ "$wl" != "$w" ] && mix=${w#*:}
+			[ "$wl" != "${wl%-dep}" ] && { wl=${wl%-dep}; dep=1; }
+			f=$u/dist-$(echo "$dist-$w" | tr ':/.' '___').csv
+			out=$("$SRC/user/pidx-user" --indexes auto --workload "$wl" ${mix:+--mix "$mix"} \
+				--dependent "$dep" --fork-lookups 2 --dist "$dist" --keys 2K --ops 1000 \
+				--cpus "$cpus" --quiet --csv "$f" 2>&1)
+			ok=$?
+			want=$nidx
+			[ "$wl" = fork ] && want=$((nidx - 1))
+			n=$(csv_count "$f" "v(\"dist\") == \"$dist\" && (v(\"verified\") == \"yes\" || (v(\"index\") == \"null\" && v(\"verified\") == \"n/a\"))")
+			# fork's null row, whose alloc is no real one, is not verified
+			[ "$wl" = fork ] && n=$(csv_count "$f" "v(\"dist\") == \"$dist\" && v(\"verified\") == \"yes\"")
+			if [ "$ok" = 0 ] && [ "$n" = "$want" ]; then
+				pass "user: dist $dist, $w on cpus $cpus: $want indexes verified, dist column $dist"
+			else
+				fail "user: dist $dist, $w on cpus $cpus" "exit 0 and $want verified rows naming the dist, saw exit $ok, $n rows: $(echo "$out" | head -2 | tr '\n' ' ')"
+			fi
+		done
+	done
+	# where no lookup is drawn the column is n/a
+	f=$u/dist-na.csv
+	for w in insert delete iterate fork; do
+		"$SRC/user/pidx-user" --indexes idr --workload $w --fork-lookups 0 --dist zipf:0.99 \
+			--keys 2K --ops 500 --cpus "$cpus" --quiet --csv "$f" >/dev/null 2>&1
+	done
+	n=$(csv_count "$f" 'v("dist") == "n/a" && v("verified") == "yes"')
+	if [ "$n" = 4 ]; then
+		pass "user: dist n/a in insert, delete, iterate and fork_lookups=0 rows"
+	else
+		fail "user: dist n/a" "4 verified rows with dist n/a, saw $n"
+	fi
+	# uniform is the default, and its storms are those of before the setting
+	"$SRC/user/pidx-user" --indexes idr,skiplist,hash --keys 2K --ops 2000 --cpus "$cpus" \
+		--quiet --csv "$u/dist-default.csv" >/dev/null 2>&1
+	"$SRC/user/pidx-user" --indexes idr,skiplist,hash --keys 2K --ops 2000 --cpus "$cpus" \
+		--dist uniform --quiet --csv "$u/dist-uniform.csv" >/dev/null 2>&1
+	if [ "$(csv_count "$u/dist-default.csv" 'v("dist") == "uniform" && v("verified") == "yes"')" = 3 ] &&
+		cmp -s <(cut -d, -f2,11-15,26,28 "$u/dist-default.csv") <(cut -d, -f2,11-15,26,28 "$u/dist-uniform.csv"); then
+		pass "user: dist uniform is the default, and --dist uniform runs the same storms"
+	else
+		fail "user: dist uniform" "3 verified rows with dist uniform, equal to --dist uniform's, saw: $(cut -d, -f2,28,52 "$u/dist-default.csv" 2>/dev/null | tr '\n' ' ')"
+	fi
+	# cachegrind's children run the row's dist
+	"$SRC/user/pidx-user" --cachegrind --indexes idr --dist zipf:0.99 --keys 1K --ops 2000 \
+		--quiet --csv "$u/dist-cg.csv" >"$u/dist-cg.log" 2>&1
+	if [ "$(csv_count "$u/dist-cg.csv" 'v("dist") == "zipf:0.99" && v("pmu") == "cachegrind" && v("instructions_per_op") > 0')" = 1 ]; then
+		pass "user: cachegrind counts a zipf:0.99 storm"
+	else
+		fail "user: cachegrind under a dist" "a pmu=cachegrind row with dist zipf:0.99, saw: $(tail -n 2 "$u/dist-cg.log" | tr '\n' ' ')"
 	fi
 }
 

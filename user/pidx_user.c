@@ -287,8 +287,15 @@ int main(int argc, char **argv)
 	ret = pidx_shape_make(&shape_cfg, &o.shape);
 	if (ret)
 		die(1, "the live set was not made: %s", strerror(-ret));
+	ret = pidx_dist_make(&shape_cfg, &o.shape);
+	if (ret)
+		die(1, "the dist walk was not made: %s", strerror(-ret));
 	if (o.dump_keys) {
 		dump_keys(&o);
+		return 0;
+	}
+	if (o.dump_dist) {
+		dump_dist(&o);
 		return 0;
 	}
 	nsel = hweight_long(o.cfg.indexes);

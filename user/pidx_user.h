@@ -10,6 +10,7 @@
 
 #include <sched.h>
 
+#include "pidx_dist.h"
 #include "pidx_storm.h"
 
 #define PROG "pidx-user"
@@ -29,6 +30,7 @@ struct opts {
 	bool cg_child;
 	bool quiet;
 	bool dump_keys;
+	bool dump_dist;
 	bool shape_seed_set;
 	u64 shape_seed;
 	u32 churn;
@@ -56,4 +58,5 @@ void cg_count(const struct opts *o, const struct pidx_ops *ops, struct row *row)
 void write_csv(const char *path, const struct row *rows, unsigned int n);
 void print_table(const struct opts *o, const struct row *rows, unsigned int n);
 void dump_keys(const struct opts *o);
+void dump_dist(const struct opts *o);
 #endif

@@ -81,6 +81,7 @@ static void cg_run(const struct opts *o, const struct pidx_ops *ops, u32 nops,
 	const struct pidx_config *cfg = &o->cfg;
 	const char *valgrind = getenv("PIDX_VALGRIND");
 	char *argv[64], out[4200], log[4200], cpus[64], self[4096];
+	char dist[PIDX_DIST_NAME_MAX];
 	int argc = 0, status, fd;
 	pid_t pid;
 
@@ -124,6 +125,8 @@ static void cg_run(const struct opts *o, const struct pidx_ops *ops, u32 nops,
 	push_arg(argv, &argc, "--sl-max-level=%u", cfg->sl_max_level);
 	push_arg(argv, &argc, "--rb-level=%u", cfg->rb_level);
 	push_arg(argv, &argc, "--dependent=%u", cfg->dependent);
+	pidx_dist_name(dist, sizeof(dist), cfg->dist, cfg->dist_param);
+	push_arg(argv, &argc, "--dist=%s", dist);
 	argv[argc] = NULL;
 
 	fflush(NULL);

@@ -142,6 +142,10 @@ static void usage(void)
 	       "  --seed N         PRNG seed [1]\n"
 	       "  --shape S        the live set: dense (1..keys), spread, aged [dense]\n"
 	       "  --dump-keys      print the live set (first line: its facts), run nothing\n"
+	       "  --dist D         which PIDs lookups draw: uniform, zipf:S (0 < S <= 5,\n"
+	       "                   3 decimals), recent:H (half on the H newest), sequential\n"
+	       "                   (ascending); lookup and mixed storms, fork's lookups [uniform]\n"
+	       "  --dump-dist      print the dist's walk (first line: its facts), run nothing\n"
 	       "  --churn N        after the prefill, N times remove a key and insert it again:\n"
 	       "                   the same set in memory aged by churn [0]\n"
 	       "  --cpus LIST      CPUs that storm, one thread pinned to each [0]\n"
@@ -166,7 +170,8 @@ void parse_args(struct opts *o, int argc, char **argv)
 	enum { O_INDEXES = 256, O_WORKLOAD, O_MIX, O_KEYS, O_PID_MAX, O_OPS, O_REPEAT,
 	       O_SEED, O_CPUS, O_FORK_WINDOW, O_SL_P, O_SL_MAX_LEVEL, O_RB_LEVEL,
 	       O_TRACE, O_CG, O_CG_CHILD, O_CSV, O_RUN, O_QUIET, O_LIST, O_MODE,
-	       O_FORK_LOOKUPS, O_FORK_EXIT, O_DEPENDENT, O_SHAPE, O_DUMP_KEYS, O_CHURN, O_SHAPE_SEED };
+	       O_FORK_LOOKUPS, O_FORK_EXIT, O_DEPENDENT, O_SHAPE, O_DUMP_KEYS, O_CHURN, O_SHAPE_SEED,
+	       O_DIST, O_DUMP_DIST };
 	static const struct option lo[] = {
 		{ "indexes", 1, NULL, O_INDEXES }, { "workload", 1, NULL, O_WORKLOAD },
 		{ "mix", 1, NULL, O_MIX }, { "keys", 1, NULL, O_KEYS },
@@ -183,6 +188,7 @@ void parse_args(struct opts *o, int argc, char **argv)
 		{ "dependent", 1, NULL, O_DEPENDENT },
 		{ "shape", 1, NULL, O_SHAPE }, { "dump-keys", 0, NULL, O_DUMP_KEYS },
 		{ "churn", 1, NULL, O_CHURN }, { "shape-seed", 1, NULL, O_SHAPE_SEED },
+		{ "dist", 1, NULL, O_DIST }, { "dump-dist", 0, NULL, O_DUMP_DIST },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pidx_config *cfg = &o->cfg;
@@ -238,6 +244,14 @@ void parse_args(struct opts *o, int argc, char **argv)
 			break;
 		case O_DUMP_KEYS:
 			o->dump_keys = true;
+			break;
+		case O_DIST:
+			if (pidx_dist_parse(optarg, &cfg->dist, &cfg->dist_param))
+				die(2, "--dist wants uniform, zipf:S (0 < S <= 5, 3 decimals), recent:H (1 <= H <= %u) or sequential, not '%s'",
+				    PIDX_PID_MAX_LIMIT, optarg);
+			break;
+		case O_DUMP_DIST:
+			o->dump_dist = true;
 			break;
 		case O_SHAPE_SEED:
 			/* a cachegrind child's: the run's set, not its repeat's seed */

@@ -84,7 +84,7 @@ static int cmp_u64(const void *a, const void *b)
 void print_table(const struct opts *o, const struct row *rows, unsigned int n)
 {
 	const struct pidx_config *cfg = &o->cfg;
-	char b[6][32], cpus[64];
+	char b[6][32], cpus[64], dist[PIDX_DIST_NAME_MAX];
 	u64 v[PIDX_REPEAT_MAX];
 	unsigned int i, j, k;
 
@@ -97,6 +97,10 @@ void print_table(const struct opts *o, const struct row *rows, unsigned int n)
 	       pidx_shape_names[cfg->shape]);
 	if (cfg->shape == PIDX_SHAPE_AGED)
 		printf(" (%u wraps)", o->shape.wraps);
+	if (pidx_dist_applies(cfg->workload, cfg->fork_lookups)) {
+		pidx_dist_name(dist, sizeof(dist), cfg->dist, cfg->dist_param);
+		printf(", dist %s", dist);
+	}
 	printf("%s\n", cfg->dependent ? ", dependent lookups" : "");
 	if (n)
 		printf("clock: one clock_gettime(CLOCK_MONOTONIC) pair costs %s ns; it is inside p50..max, not inside ns/op\n",
@@ -172,4 +176,22 @@ void dump_keys(const struct opts *o)
 	       set->cursor, set->forks, set->daemons);
 	for (i = 0; i < set->nkeys; i++)
 		printf("%u\n", pidx_shape_key(set, i));
+}
+
+/*
+ * --dump-dist: the run's dist walk, the keys lookups read in turn, after
+ * a line of its facts, for the tests' statistics of the samplers.  Uniform
+ * has no walk: its line says so and no key follows.
+ */
+void dump_dist(const struct opts *o)
+{
+	const struct pidx_shape_set *set = &o->shape;
+	char dist[PIDX_DIST_NAME_MAX];
+	u32 i;
+
+	pidx_dist_name(dist, sizeof(dist), o->cfg.dist, o->cfg.dist_param);
+	printf("dist=%s shape=%s keys=%u pid_max=%u len=%u\n", dist,
+	       pidx_shape_names[set->shape], set->nkeys, o->cfg.pid_max, set->dist_len);
+	for (i = 0; i < set->dist_len; i++)
+		printf("%u\n", set->dist_walk[i]);
 }

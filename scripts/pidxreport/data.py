@@ -181,6 +181,12 @@ class Results:
         row["substrate"] = sub
         # rows from before the shape setting are of the dense shape
         row["shape"] = row.get("shape") or "dense"
+        # and from before the dist setting drew their lookups uniformly
+        if not row.get("dist"):
+            draws = row.get("workload") in ("lookup", "mixed") or (
+                row.get("workload") == "fork" and
+                row.get("fork_lookups") not in (None, "", "0", "n/a"))
+            row["dist"] = "uniform" if draws else "n/a"
         row["wl"] = workload_label(row)
         if row["verified"].upper() == "FAILED":
             self.left_out["verification failed"] += 1

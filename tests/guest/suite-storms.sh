@@ -1,12 +1,13 @@
 # shellcheck shell=sh
 # suite-storms.sh: sourced by tests/guest/suite.sh (the runner), uses
-# suite-lib.sh's helpers; not a guest script of its own.  The storm tests of the
-# full level (most of them in the debug level too): a run in flight refusing
-# what it must (busy), dependent lookups, live-set shapes, allocation in a dense
-# space, the fork settings, repeats and their seeds, visits per op, the CPU
-# counters, and a prefill of millions of keys that outlasts the hung-task
-# timeout and a kill -9.  Kept together because each checks what one knob
-# does to a storm's rows, and they are the suite's long runs.
+# suite-lib.sh's helpers; not a guest script of its own.  The storm tests of
+# the full level (most of them in the debug level too): a run in flight
+# refusing what it must (busy), dependent lookups, live-set shapes, lookup
+# distributions, allocation in a dense space, the fork settings, repeats and
+# their seeds, visits per op, the CPU counters, and a prefill of millions of
+# keys that outlasts the hung-task timeout and a kill -9.  Kept together
+# because each checks what one knob does to a storm's rows, and they are the
+# suite's long runs.
 # The runner has sourced suite-lib.sh before this part; sourced here too so
 # that shellcheck, which lints each file alone, sees the state and helpers
 # this part uses (a second time changes nothing, before the tests run).
@@ -32,6 +33,7 @@ t_busy() {
 	bad fork_exit local EBUSY
 	bad dependent 1 EBUSY
 	bad shape aged EBUSY
+	bad dist zipf:0.99 EBUSY
 	bad stall_test 100 EBUSY
 	expect "second concurrent run gives EBUSY" EBUSY "$(wr testcase run)"
 	expect "reset during a run gives EBUSY" EBUSY "$(wr testcase reset)"
@@ -152,6 +154,70 @@ t_shape() {
 	expect "refused runs add no rows" "$csv_before" "$(wc -l <$D/results.csv)"
 	for v in "" garbage! dense1 1; do bad shape "$v" EINVAL; done
 	set_all shape=dense keys=1024 ops=500 mode=ipi workload=lookup mix=90/5/5 seed=1
+}
+
+# Lookup distributions: every index verified under each dist other than
+# uniform, in the storms whose lookups it draws, both modes, the setting in
+# each row and test_result; the text read back; bad values refused with
+# the setting unchanged; the module parameter.  (The samplers' statistics
+# are user space's: tests/user.sh, dist_stats.)
+t_dist() {
+	expect "dist defaults to uniform" uniform "$(cat $D/dist)"
+	set_all indexes=all mix=50/25/25 keys=4096 pid_max=32768 ops=1000 repeat=1 cpus=all \
+		fork_lookups=2 seed=3
+	for d in zipf:0.99 recent:100 sequential; do
+		for m in kthread ipi; do
+			for wl in lookup mixed fork; do
+				name="dist $d, $m $wl"
+				set_all dist="$d" mode=$m workload=$wl
+				r=$(wr testcase run)
+				case $RT/$m/$wl in
+				1/ipi/mixed | 1/ipi/fork) rt_refusal "$name" "$r"; continue ;;
+				esac
+				cd=$(colno dist)
+				rows=$(last_run_rows | awk -F, -v d="$d" -v cd="$cd" '$cd == d' | wc -l)
+				n=$(last_run_rows | wc -l)
+				v=$(unverified_rows)
+				if [ "$r" = ok ] && [ "$v" = 0 ] && [ "$rows" = "$n" ] && [ "$n" -gt 0 ]; then
+					pass "$name: $n rows verified, dist in each"
+				else
+					fail "$name" "ok, every row verified with dist $d, saw $r, $v unverified, $rows of $n rows with the dist ($(last_run_rows | awk -F, '$28 != "yes" { print $2 ": " $29 }' | head -1))"
+				fi
+			done
+		done
+	done
+	# zipf's ranks through the aged set's order; the header names the dist
+	set_all shape=aged dist=zipf:0.99 workload=lookup mode=kthread
+	r=$(wr testcase run)
+	expect "dist zipf:0.99 over the aged set: run verified" "ok 0" "$r $(unverified_rows)"
+	h=$(grep -m1 '^pidx run' $D/test_result)
+	case $h in
+	*", dist zipf:0.99"*) pass "test_result names the dist: ${h##*, }" ;;
+	*) fail "test_result header" "', dist zipf:0.99', saw '$h'" ;;
+	esac
+	# where no lookup is drawn the column is n/a
+	set_all shape=dense workload=insert
+	wr testcase run >/dev/null
+	expect "dist n/a in an insert storm's row" n/a "$(col idr dist)"
+	set_all dist=zipf:0.990
+	expect "zipf:0.990 reads back without trailing zeros" zipf:0.99 "$(cat $D/dist)"
+	for v in "" zipf:0 zipf:5.001 zipf:1.2345 zipf: zipf:-1 recent:0 recent:4194305 \
+		recent:1.5 recent: uniform:1 sequential:2 ZIPF:1 bogus; do
+		bad dist "$v" EINVAL
+	done
+	rmmod pidx
+	insmod "$KO" dist=recent:1000
+	expect "module parameter dist=recent:1000 applied" recent:1000 "$(cat $D/dist 2>/dev/null)"
+	rmmod pidx
+	if insmod "$KO" dist=zipf:0 2>/dev/null; then
+		fail "module parameter dist=zipf:0" "the load refused"
+		rmmod pidx
+	else
+		pass "module parameter dist=zipf:0 refused"
+	fi
+	insmod "$KO" ops=500
+	set_all indexes=all keys=1024 ops=500 mix=90/5/5 fork_lookups=0 seed=1 mode=ipi \
+		workload=lookup
 }
 
 # nsop INDEX: ns/op of INDEX in the last run (first repeat)

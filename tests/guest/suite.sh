@@ -120,6 +120,7 @@ full)
 	timed t_pmu
 	timed t_dependent
 	timed t_shape
+	timed t_dist
 	timed t_dense
 	timed t_busy
 	timed t_setting_writers
