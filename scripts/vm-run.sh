@@ -73,6 +73,9 @@ Exit status: the guest script's, when the guest finished cleanly; otherwise
       failure) with evidence that the host starved or stopped the guest and none of a
       guest fault; each piece of evidence is printed as "vm-run: host pause: ..."; boot
       again, once (tests/run-all.sh does)
+  122 the kernel faulted in its own boot: a kernel problem on the console before /init
+      started (its "pidx-init:" line), so before any module or guest code ran, and no
+      exit marker; boot again, once (tests/run-all.sh does)
   124 timeout   125 kernel problem (WARNING, BUG, Oops, lockup, stall, ...)
   126 the guest stopped without its exit marker (panic, crash, qemu failure)
 Evidence of a host pause: a vCPU thread that got no host CPU for 1 s or more, qemu
@@ -542,6 +545,16 @@ kernel_problem() {
 	return 1
 }
 
+# Whether the console's first kernel problem came before /init started (guest-init.sh's
+# first "pidx-init:" line): the kernel's own boot failed, whatever the module does.
+boot_fault() {
+	grep -a -v -i 'command line' "$tmp/frames/plain.log" |
+		awk 'BEGIN { np = ARGC - 1; for (i = 1; i <= np; i++) pat[i] = ARGV[i]; ARGC = 1; r = 1 }
+			/^pidx-init: / { exit }
+			{ for (i = 1; i <= np; i++) if (index($0, pat[i])) { r = 0; exit } }
+			END { exit r }' "${KPATTERNS[@]}"
+}
+
 tail_console() {
 	{
 		echo "--- last 40 console lines ---"
@@ -572,6 +585,9 @@ verdict() {
 		[ -s "$tmp/qemu.err" ] && sed 's/^/qemu: /' "$tmp/qemu.err" >&2
 		local how="qemu status $qst"
 		[ -z "$extract" ] || how="the log has no exit marker"
+		if [ -n "$problem" ] && boot_fault; then
+			fail_or_pause 122 "the kernel faulted in its own boot, before /init started (no module or guest code had run; $how): $problem"
+		fi
 		fail_or_pause 126 "the guest stopped without its exit marker (panic, crash or qemu failure; $how)${problem:+; kernel problem: $problem}"
 	fi
 	rc=${marker#==PIDX-GUEST-EXIT }

@@ -72,14 +72,14 @@ kcsan_control() {
 		fail "kcsan control: build" "rbskip without its latch annotation"
 		return
 	fi
-	"$REPO/scripts/vm-run.sh" --quiet --out "$b/out" --smp 2 --timeout 900 --kernel "$1" \
+	boot "kcsan control" "$b/out" --smp 2 --timeout 900 --kernel "$1" \
 		--headers "$2" "${KCSAN_OPTS[@]}" --ko "$b/pidx.ko" \
-		"$REPO/tests/guest/suite.sh" -- only t_kcsan_filter t_kcsan_storms \
-		>"$b/vm-run.log" 2>&1
+		"$REPO/tests/guest/suite.sh" -- only t_kcsan_filter t_kcsan_storms
 	if grep -q 'BUG: KCSAN: data-race in pidx_rbskip' "$b/out/console.log"; then
 		pass "kcsan control: an unannotated rbskip latch is reported"
 	else
-		fail "kcsan control" "a KCSAN data-race report in pidx_rbskip, saw: $(tail -n 2 "$b/vm-run.log" | tr '\n' ' ')"
+		fail "kcsan control" "a KCSAN data-race report in pidx_rbskip, saw: $(tail -n 2 "$b/out/vm-run.log" | tr '\n' ' ')"
+		show_problem "$b/out"
 	fi
 }
 
@@ -88,7 +88,7 @@ kcsan_control() {
 # again (as before issue 30) while other CPUs' claims and releases write it, and
 # the runner must fail the boot on that report (kernel problem, exit 125).
 kcsan_library_control() {
-	local b=$WORK/kcsan-lib-control rc try
+	local b=$WORK/kcsan-lib-control rc
 	cp -a "$SRC" "$b"
 	sed -i -e 's/^\t\tw = pidmap_next_open(pm, w + 1);$/\t\tw = find_next_zero_bit(pm->full, pm->nwords, w + 1);/' \
 		-e 's/^static unsigned int pidmap_next_open(/static unsigned int __maybe_unused pidmap_next_open(/' \
@@ -97,22 +97,14 @@ kcsan_library_control() {
 		fail "kcsan library control: build" "the pidmap scanning its summary with find_next_zero_bit()"
 		return
 	fi
-	# a boot that stopped without its exit marker (126: it was seen once,
-	# its log gone with the run) is booted again once, and says so
-	for try in 1 2; do
-		rm -rf "$b/out"
-		"$REPO/scripts/vm-run.sh" --quiet --out "$b/out" --smp 2 --timeout 900 --kernel "$1" \
-			--headers "$2" "${KCSAN_OPTS[@]}" --ko "$b/pidx.ko" \
-			"$REPO/tests/guest/suite.sh" -- only t_kcsan_filter t_kcsan_pidmap \
-			>"$b/vm-run.log" 2>&1
-		rc=$?
-		if [ $rc != 126 ] || [ $try = 2 ]; then break; fi
-		echo "RETRY kcsan library control: the guest stopped without its exit marker: $(tail -n 1 "$b/vm-run.log")"
-		cp "$b/vm-run.log" "$b/vm-run.first.log"
-	done
-	if [ $rc = 125 ] && grep -q 'kernel problem: .*BUG: KCSAN: data-race in .*_find_next_zero_bit' "$b/vm-run.log"; then
+	boot "kcsan library control" "$b/out" --smp 2 --timeout 900 --kernel "$1" \
+		--headers "$2" "${KCSAN_OPTS[@]}" --ko "$b/pidx.ko" \
+		"$REPO/tests/guest/suite.sh" -- only t_kcsan_filter t_kcsan_pidmap
+	rc=$?
+	if [ $rc = 125 ] && grep -q 'kernel problem: .*BUG: KCSAN: data-race in .*_find_next_zero_bit' "$b/out/vm-run.log"; then
 		pass "kcsan control: an unmarked read of pidx's bitmap in lib/ is reported"
 	else
-		fail "kcsan library control" "exit 125 on a KCSAN report in _find_next_zero_bit, saw exit $rc: $(tail -n 2 "$b/vm-run.log" | tr '\n' ' ')"
+		fail "kcsan library control" "exit 125 on a KCSAN report in _find_next_zero_bit, saw exit $rc: $(tail -n 2 "$b/out/vm-run.log" | tr '\n' ' ')"
+		show_problem "$b/out"
 	fi
 }

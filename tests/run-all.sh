@@ -243,10 +243,13 @@ host_side_end() {
 # (a vCPU without a host CPU, a long hrtimer interrupt, a stall outside every pidx run
 # with its CPU idle or in user space) and none of a guest fault
 HOST_PAUSE_RC=123
+# and for a kernel that faulted in its own boot, before /init (so before pidx.ko)
+BOOT_FAULT_RC=122
 
-# boot NAME OUTDIR VMRUN-ARGS...: one vm-run.sh, booted again once if it says host pause;
-# prints "RETRY NAME: host pause: <evidence>" then, and leaves the first try in
-# OUTDIR.try1.  Returns the status of the last boot; FIRST_RC is the first one's.
+# boot NAME OUTDIR VMRUN-ARGS...: one vm-run.sh, booted again once if it says host pause
+# or boot fault; prints "RETRY NAME: <why>: <evidence>" then, with the console around the
+# fault, and leaves the first try in OUTDIR.try1.  Returns the status of the last boot;
+# FIRST_RC is the first one's.
 boot() {
 	local name=$1 out=$2 rc ev
 	shift 2
@@ -254,9 +257,14 @@ boot() {
 	"$REPO/scripts/vm-run.sh" --quiet --out "$out" "$@" >"$out/vm-run.log" 2>&1
 	rc=$?
 	FIRST_RC=$rc
-	if [ $rc = $HOST_PAUSE_RC ]; then
-		ev=$(sed -n 's/^vm-run: host pause: //p' "$out/vm-run.log" | head -n 1)
-		echo "RETRY $name: host pause: $ev"
+	if [ $rc = $HOST_PAUSE_RC ] || [ $rc = $BOOT_FAULT_RC ]; then
+		if [ $rc = $HOST_PAUSE_RC ]; then
+			ev="host pause: $(sed -n 's/^vm-run: host pause: //p' "$out/vm-run.log" | head -n 1)"
+		else
+			ev="boot fault: $(sed -n 's/^vm-run: FAIL: //p' "$out/vm-run.log" | tail -n 1)"
+		fi
+		echo "RETRY $name: $ev"
+		show_problem "$out"
 		rm -rf "$out.try1"
 		mv "$out" "$out.try1"
 		mkdir -p "$out"
@@ -264,6 +272,18 @@ boot() {
 		rc=$?
 	fi
 	return $rc
+}
+
+# show_problem OUTDIR: the console lines around a failed boot's first kernel problem,
+# indented, for a log that CI keeps when the run's directory is gone
+show_problem() {
+	local n
+	n=$(grep -a -n -F -m1 -e 'WARNING:' -e 'BUG:' -e 'Oops' -e 'Kernel panic' -e 'Call Trace' \
+		-e 'rcu: INFO' -e 'soft lockup' -e 'hung_task' "$1/console.log" 2>/dev/null | cut -d: -f1)
+	[ -n "$n" ] || return 0
+	echo "  console of $1 around its first kernel problem (line $n):"
+	sed -n "$((n > 12 ? n - 12 : 1)),$((n + 30))p" "$1/console.log" | grep -a -v '^[A-Za-z0-9+/=]\{60,\}$' |
+		sed 's/^/  | /'
 }
 
 # guest NAME OUTDIR VMRUN-ARGS... -- SUITE-ARGS: boot, count the guest's own tests
@@ -276,10 +296,12 @@ guest() {
 	# the suite exits 3 on its own failures; anything else is the kernel or the runner
 	if [ $rc = 0 ] || [ $rc = 3 ]; then
 		pass "$name: guest exited cleanly, no kernel warning in its log"
-	elif [ $rc = $HOST_PAUSE_RC ]; then
-		fail "$name: guest run" "a clean boot after one host-pause retry, saw a second failure: $(tail -n 3 "$out/vm-run.log" | tr '\n' ' ')"
+	elif [ $rc = $HOST_PAUSE_RC ] || [ $rc = $BOOT_FAULT_RC ]; then
+		fail "$name: guest run" "a clean boot after one retry, saw a second failure: $(tail -n 3 "$out/vm-run.log" | tr '\n' ' ')"
+		show_problem "$out"
 	else
 		fail "$name: guest run" "exit 0 with a clean kernel log, saw exit $rc: $(tail -n 3 "$out/vm-run.log" | tr '\n' ' ')"
+		show_problem "$out"
 	fi
 	grep -q 'GUEST-SUMMARY' "$out/console.log" ||
 		fail "$name: guest summary" "a GUEST-SUMMARY line, saw none"
@@ -341,7 +363,8 @@ stall_test() {
 	else
 		fail "stall: FAILED verdicts" "FAIL stall ipi/kthread lines with the figure, saw: $(grep 'stall' "$o/console.log" | grep -v '^\[' | head -3 | tr '\n' ' ')"
 	fi
-	if [ "$FIRST_RC" != 0 ] && [ "$FIRST_RC" != $HOST_PAUSE_RC ] && [ "$rc" != 0 ] && [ "$rc" != $HOST_PAUSE_RC ]; then
+	if [ "$FIRST_RC" != 0 ] && [ "$FIRST_RC" != $HOST_PAUSE_RC ] && [ "$rc" != 0 ] && [ "$rc" != $HOST_PAUSE_RC ] &&
+		[ "$rc" != $BOOT_FAULT_RC ]; then
 		pass "stall: the boot fails (exit $FIRST_RC), without a retry and with it, and is no host pause"
 	else
 		fail "stall: boot verdict" "a failure that is no host pause, saw exit $FIRST_RC, then $rc: $(tail -n 2 "$o/vm-run.log" | tr '\n' ' ')"

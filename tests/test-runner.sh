@@ -3,7 +3,8 @@
 # on the host-pause fixture (tests/fixtures/host-pause) and on variants made from it.
 # A host pause (exit 123) needs evidence of one and none of a guest fault; a stall inside
 # a pidx run, one that cannot be placed against the runs, one showing pidx code, and any
-# other kernel problem are real.  Then the KCSAN report filter (--kcsan-module,
+# other kernel problem are real; a problem before /init, with no exit marker, is a boot
+# fault (122).  Then the KCSAN report filter (--kcsan-module,
 # --kcsan-library) on tests/fixtures/kcsan: a report counts when one side's access is in
 # pidx or in a library helper pidx called; the kernel's own are ignored and listed.
 # Prints "PASS name" or "FAIL name: ..." per case.
@@ -70,6 +71,21 @@ sed 's/took 37987284988 ns/took 217120430 ns/' "$T/hrtimer-only.log" >"$T/hrtime
 case_ "not a host pause - a 0.2 s hrtimer interrupt" 3 'guest script exited 3' "$T/hrtimer-short.log"
 nostall >"$T/clean.log"
 case_ "a clean guest with a host pause stays a pass" 0 'host pause seen, no harm done' "$T/clean.log"
+
+# a kernel problem before /init started, and no exit marker: the kernel's own boot failed
+# (122, booted again once); the same problem after /init is the guest's (126)
+head -n 5 "$FIX" >"$T/boot-fault.log"
+printf '%s\n' '[    2.126531] irq 4: nobody cared (try booting with the "irqpoll" option)' \
+	'[    2.126600] Call Trace:' '[    2.126700]  <IRQ>' '[    2.130000] Kernel panic - not syncing: fatal' \
+	>>"$T/boot-fault.log"
+case_ "boot fault - a Call Trace before init, no exit marker" 122 \
+	'faulted in its own boot, before /init started.*Call Trace' "$T/boot-fault.log"
+{ head -n 8 "$FIX"; tail -n 4 "$T/boot-fault.log"; } >"$T/after-init.log"
+case_ "not a boot fault - the same trace after init started" 126 \
+	'stopped without its exit marker.*Call Trace' "$T/after-init.log"
+{ head -n 5 "$FIX"; tail -n 4 "$T/boot-fault.log"; sed -n '6,$p' "$FIX"; } >"$T/marker.log"
+case_ "not a boot fault - a trace before init in a guest that finished" 125 \
+	'kernel problem: .*Call Trace' "$T/marker.log"
 
 # KCSAN: the clean console of a KCSAN guest, with one report (or more) put in before the
 # suite's summary
