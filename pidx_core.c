@@ -22,25 +22,10 @@ static struct pidx_state pidx_state = {
 
 static void pidx_defaults(struct pidx_config *cfg)
 {
-	cfg->workload = PIDX_WL_LOOKUP;
-	cfg->mix[PIDX_MIX_LOOKUP] = 90;
-	cfg->mix[PIDX_MIX_INSERT] = 5;
-	cfg->mix[PIDX_MIX_DELETE] = 5;
-	cfg->keys = 1024;
-	cfg->ops = 10000;
+	pidx_config_defaults(cfg);
 	/* ipi storms that write cannot run on PREEMPT_RT (pidx_run.c) */
 	cfg->mode = IS_ENABLED(CONFIG_PREEMPT_RT) ? PIDX_MODE_KTHREAD : PIDX_MODE_IPI;
 	cpumask_copy(&cfg->cpus, cpu_online_mask);
-	cfg->pid_max = PIDX_PID_MAX_DEFAULT;
-	cfg->repeat = 1;
-	cfg->seed = 1;
-	cfg->fork_window = 64;
-	/* fork() looks nothing up; a child exits wherever it last ran */
-	cfg->fork_lookups = 0;
-	cfg->fork_exit = PIDX_EXIT_REMOTE;
-	cfg->sl_p = 4;
-	cfg->node = NUMA_NO_NODE;
-	cfg->indexes = pidx_indexes_all();
 }
 
 static int __init pidx_init(void)

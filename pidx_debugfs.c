@@ -598,7 +598,8 @@ static void pidx_show_header(struct seq_file *m, const struct pidx_result *r)
 		   r->ops, r->pid_max, r->seed, pidx_shape_names[r->shape]);
 	if (r->shape == PIDX_SHAPE_AGED)
 		seq_printf(m, " (%u wraps)", r->shape_wraps);
-	if (pidx_dist_applies(r->workload, r->fork_lookups)) {
+	if (pidx_dist_applies(r->workload, r->mix[PIDX_MIX_LOOKUP],
+			      r->fork_lookups, r->keys)) {
 		pidx_dist_name(dist, sizeof(dist), r->dist, r->dist_param);
 		seq_printf(m, ", dist %s", dist);
 	}

@@ -228,6 +228,7 @@ static int pidx_dist_ranked(const struct pidx_config *cfg, struct pidx_shape_set
 	u32 n = set->nkeys, len = set->dist_len, nranks, r, at = 0, c, key, j, t;
 	u64 w, total = 0, cum = 0, prev = 0, upto;
 	u32 *perm = NULL;
+	int shift;
 
 	if (g.dist == PIDX_DIST_ZIPF)
 		g.s_q16 = div_u64(((u64)cfg->dist_param << 16) + 500, 1000);
@@ -256,9 +257,22 @@ static int pidx_dist_ranked(const struct pidx_config *cfg, struct pidx_shape_set
 			perm[j] = t;
 		}
 	}
+	/*
+	 * cum * len needs up to 84 bits: both sides of the ratio lose the
+	 * same low bits, so that the product fits in 64 and the division is
+	 * exact and the same on every architecture (the generic
+	 * mul_u64_u64_div_u64() drops low bits that vary with cum, and its
+	 * results could go down from one rank to the next).  The last rank
+	 * still ends at len.
+	 */
+	shift = max(ilog2(total) + ilog2(len) + 2, 64) - 64;
 	for (r = 0; r < nranks; r++) {
 		cum += pidx_dist_weight(&g, r);
-		upto = mul_u64_u64_div_u64(cum, len, total);
+		upto = div64_u64((cum >> shift) * len, total >> shift);
+		if (WARN_ON_ONCE(upto < prev || upto > len)) {
+			kvfree(perm);
+			return -EUCLEAN;
+		}
 		key = pidx_shape_key(set, perm ? perm[r] : n - 1 - r);
 		for (c = upto - prev; c; c--)
 			set->dist_walk[at++] = key;
@@ -287,7 +301,8 @@ int pidx_dist_make(const struct pidx_config *cfg, struct pidx_shape_set *set)
 	set->dist_len = 0;
 	/* none either for a storm that draws no lookup */
 	if (cfg->dist == PIDX_DIST_UNIFORM || !set->nkeys ||
-	    !pidx_dist_applies(cfg->workload, cfg->fork_lookups))
+	    !pidx_dist_applies(cfg->workload, cfg->mix[PIDX_MIX_LOOKUP],
+			       cfg->fork_lookups, cfg->keys))
 		return 0;
 	if (cfg->dist == PIDX_DIST_SEQUENTIAL)
 		set->dist_len = set->nkeys;

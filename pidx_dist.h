@@ -49,11 +49,16 @@ void pidx_dist_name(char *buf, size_t len, enum pidx_dist dist, u32 param);
  */
 int pidx_dist_make(const struct pidx_config *cfg, struct pidx_shape_set *set);
 
-/* Whether a storm draws lookups, so that dist means anything for it. */
-static inline bool pidx_dist_applies(enum pidx_workload workload, u32 fork_lookups)
+/*
+ * Whether a storm draws lookups from a prefilled set, so that dist means
+ * anything for it: with no key, or no lookup in the mix, rows say n/a.
+ */
+static inline bool pidx_dist_applies(enum pidx_workload workload, u32 mix_lookup,
+				     u32 fork_lookups, u32 keys)
 {
-	return workload == PIDX_WL_LOOKUP || workload == PIDX_WL_MIXED ||
-	       (workload == PIDX_WL_FORK && fork_lookups);
+	return keys && (workload == PIDX_WL_LOOKUP ||
+			(workload == PIDX_WL_MIXED && mix_lookup) ||
+			(workload == PIDX_WL_FORK && fork_lookups));
 }
 
 #endif /* _PIDX_DIST_H */

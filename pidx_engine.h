@@ -195,6 +195,7 @@ struct pidx_result {
 	u32 dist_param;
 };
 
+void pidx_config_defaults(struct pidx_config *cfg);
 void pidx_fill_params(const struct pidx_config *cfg,
 		      struct pidx_params *p);
 u32 pidx_space(u32 pid_max);

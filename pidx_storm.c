@@ -769,7 +769,8 @@ void pidx_csv_row(char *buf, size_t size, const struct pidx_result *r,
 	n += scnprintf(buf + n, size - n, "%s,%u,", pidx_shape_names[r->shape],
 		       r->shape_wraps);
 	/* the storms that draw lookups: fork's only with fork_lookups */
-	if (pidx_dist_applies(r->workload, r->fork_lookups))
+	if (pidx_dist_applies(r->workload, r->mix[PIDX_MIX_LOOKUP],
+			      r->fork_lookups, r->keys))
 		pidx_dist_name(dist, sizeof(dist), r->dist, r->dist_param);
 	else
 		strscpy(dist, "n/a", sizeof(dist));

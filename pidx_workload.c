@@ -12,6 +12,7 @@
 #include <linux/minmax.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include "pidx_registry.h"
 #include "pidx_workload.h"
 
 static const char pidx_why_missed[] = "lookup missed a key present for the whole storm";
@@ -19,6 +20,30 @@ static const char pidx_why_missed[] = "lookup missed a key present for the whole
 u32 pidx_space(u32 pid_max)
 {
 	return pid_max - 1;
+}
+
+/*
+ * The settings both substrates start from; each caller then sets what is
+ * its own: the mode, the CPUs and pmu.
+ */
+void pidx_config_defaults(struct pidx_config *cfg)
+{
+	cfg->workload = PIDX_WL_LOOKUP;
+	cfg->mix[PIDX_MIX_LOOKUP] = 90;
+	cfg->mix[PIDX_MIX_INSERT] = 5;
+	cfg->mix[PIDX_MIX_DELETE] = 5;
+	cfg->keys = 1024;
+	cfg->ops = 10000;
+	cfg->pid_max = PIDX_PID_MAX_DEFAULT;
+	cfg->repeat = 1;
+	cfg->seed = 1;
+	cfg->fork_window = 64;
+	/* fork() looks nothing up; a child exits wherever it last ran */
+	cfg->fork_lookups = 0;
+	cfg->fork_exit = PIDX_EXIT_REMOTE;
+	cfg->sl_p = 4;
+	cfg->node = NUMA_NO_NODE;
+	cfg->indexes = pidx_indexes_all();
 }
 
 void pidx_fill_params(const struct pidx_config *cfg, struct pidx_params *p)

@@ -390,6 +390,23 @@ user_tests() {
 		else
 			fail "user: broken idr lookup, fork under dist sequential" "exit 1, idr FAILED naming lookup, skiplist yes, saw exit $ok: $(grep -E '^(idr|skiplist) ' "$u/broken-dist.out" | cut -c1-200 | tr '\n' ' ')"
 		fi
+		# lookup and mixed storms read the dist's walk: recent:1 over
+		# 2030 keys looks up only 1991..2030, none a multiple of 97, so
+		# the storm misses nothing and only the oracle's check after it
+		# fails; uniform's storm misses
+		for wl in lookup mixed; do
+			"$u/broken/user/pidx-user" --indexes idr --workload $wl --dist recent:1 \
+				--keys 2030 --ops 2000 --cpus 0 >"$u/broken-recent-$wl.out" 2>&1
+			"$u/broken/user/pidx-user" --indexes idr --workload $wl \
+				--keys 2030 --ops 2000 --cpus 0 >"$u/broken-uniform-$wl.out" 2>&1
+			if grep -q '^idr .*FAILED' "$u/broken-recent-$wl.out" &&
+				! grep -q 'lookup missed a key present for the whole storm' "$u/broken-recent-$wl.out" &&
+				grep -q '^idr .*FAILED (.*lookup missed a key present for the whole storm' "$u/broken-uniform-$wl.out"; then
+				pass "user: $wl storms under recent:1 read the walk: the broken idr misses no key of it, and does under uniform"
+			else
+				fail "user: $wl storm under recent:1" "idr FAILED by the oracle only, and by the storm under uniform, saw: $(grep -h '^idr ' "$u/broken-recent-$wl.out" "$u/broken-uniform-$wl.out" | cut -c1-160 | tr '\n' ' ')"
+			fi
+		done
 		if out=$(shape_aged_stats "$u/broken/user/pidx-user" "$u/broken-stats"); then
 			fail "user: aged set of a simulation that never wraps" "its statistics fail, saw: $out"
 		else
@@ -463,11 +480,16 @@ dist_storms() {
 		"$SRC/user/pidx-user" --indexes idr --workload $w --fork-lookups 0 --dist zipf:0.99 \
 			--keys 2K --ops 500 --cpus "$cpus" --quiet --csv "$f" >/dev/null 2>&1
 	done
+	# nor with no key to draw, nor a mix without lookups
+	"$SRC/user/pidx-user" --indexes idr --workload fork --fork-lookups 2 --dist zipf:0.99 \
+		--keys 0 --ops 500 --cpus "$cpus" --quiet --csv "$f" >/dev/null 2>&1
+	"$SRC/user/pidx-user" --indexes idr --workload mixed --mix 0/50/50 --dist zipf:0.99 \
+		--keys 2K --ops 500 --cpus "$cpus" --quiet --csv "$f" >/dev/null 2>&1
 	n=$(csv_count "$f" 'v("dist") == "n/a" && v("verified") == "yes"')
-	if [ "$n" = 4 ]; then
-		pass "user: dist n/a in insert, delete, iterate and fork_lookups=0 rows"
+	if [ "$n" = 6 ]; then
+		pass "user: dist n/a in insert, delete, iterate, fork_lookups=0, keys=0 and mix 0/50/50 rows"
 	else
-		fail "user: dist n/a" "4 verified rows with dist n/a, saw $n"
+		fail "user: dist n/a" "6 verified rows with dist n/a, saw $n"
 	fi
 	# uniform is the default, and its storms are those of before the setting
 	"$SRC/user/pidx-user" --indexes idr,skiplist,hash --keys 2K --ops 2000 --cpus "$cpus" \

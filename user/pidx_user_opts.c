@@ -199,24 +199,10 @@ void parse_args(struct opts *o, int argc, char **argv)
 	memset(o, 0, sizeof(*o));
 	o->run = 1;
 	o->argv0 = argv[0];
-	cfg->workload = PIDX_WL_LOOKUP;
-	cfg->mix[PIDX_MIX_LOOKUP] = 90;
-	cfg->mix[PIDX_MIX_INSERT] = 5;
-	cfg->mix[PIDX_MIX_DELETE] = 5;
-	cfg->keys = 1024;
-	cfg->ops = 10000;
+	pidx_config_defaults(cfg);
 	cfg->mode = PIDX_MODE_KTHREAD;
 	cpumask_set_cpu(0, &cfg->cpus);
-	cfg->pid_max = PIDX_PID_MAX_DEFAULT;
-	cfg->repeat = 1;
-	cfg->seed = 1;
-	cfg->fork_window = 64;
-	cfg->fork_lookups = 0;
-	cfg->fork_exit = PIDX_EXIT_REMOTE;
-	cfg->sl_p = 4;
-	cfg->node = NUMA_NO_NODE;
 	cfg->pmu = PIDX_PMU_OFF;
-	cfg->indexes = pidx_indexes_all();
 
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {

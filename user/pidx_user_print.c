@@ -97,7 +97,8 @@ void print_table(const struct opts *o, const struct row *rows, unsigned int n)
 	       pidx_shape_names[cfg->shape]);
 	if (cfg->shape == PIDX_SHAPE_AGED)
 		printf(" (%u wraps)", o->shape.wraps);
-	if (pidx_dist_applies(cfg->workload, cfg->fork_lookups)) {
+	if (pidx_dist_applies(cfg->workload, cfg->mix[PIDX_MIX_LOOKUP],
+			      cfg->fork_lookups, cfg->keys)) {
 		pidx_dist_name(dist, sizeof(dist), cfg->dist, cfg->dist_param);
 		printf(", dist %s", dist);
 	}

@@ -48,7 +48,7 @@ t_selftest() {
 # on two nodes), the defaults' selftest is the 1-vCPU and rt boots'.
 t_selftest_tall() {
 	node=any
-	[ "$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)" -lt 2 ] || node=1
+	[ "$(nnodes)" -lt 2 ] || node=1
 	set_all sl_p=2 sl_max_level=16 rb_level=16 seed=0 node=$node
 	echo "selftest under sl_p 2, sl_max_level 16, rb_level 16, seed 0, node $node"
 	t_selftest

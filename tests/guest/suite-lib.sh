@@ -123,6 +123,11 @@ now10() {
 	awk '{ printf "%d\n", $1 * 10 }' /proc/uptime
 }
 
+# nnodes: how many NUMA nodes the guest has (vm-run.sh --numa gives two)
+nnodes() {
+	find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l
+}
+
 # timed t_name [args]: runs one test and says how long it took, so that the
 # suite's time can be spent where it finds faults (the README's timings)
 timed() {

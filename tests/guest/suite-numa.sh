@@ -12,7 +12,7 @@
 
 # Placement: in a two-node guest the index objects land where node says.
 t_numa() {
-	expect "two NUMA nodes online" 2 "$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)"
+	expect "two NUMA nodes online" 2 "$(nnodes)"
 	set_all indexes=all workload=lookup mode=ipi cpus=all keys=8192 ops=2000 repeat=1 pid_max=32768
 	for n in 0 1 interleave; do
 		set_all node=$n
@@ -50,7 +50,7 @@ t_numa() {
 # (the prefill used to move itself to cpumask_of_node(NUMA_NO_NODE) and oops);
 # on two nodes it is recorded as interleave.
 t_node_interleave() {
-	nn=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)
+	nn=$(nnodes)
 	set_all indexes=all workload=lookup cpus=all keys=1000 ops=200 repeat=1 pid_max=32768
 	expect "node interleave accepted" "ok interleave" "$(wr node interleave) $(cat $D/node)"
 	for mode in ipi kthread; do

@@ -103,7 +103,7 @@ settings_selftest() {
 # nodes, selftests under the settings that shape the indexes), on whatever CPUs and
 # nodes the guest has: each write and run answers ok or a clear error.
 t_settings() {
-	nn=$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)
+	nn=$(nnodes)
 	base="indexes=all workload=lookup mix=90/5/5 keys=256 pid_max=32768 ops=32 mode=ipi cpus=all repeat=1 seed=1 fork_window=16 sl_p=4 sl_max_level=0 rb_level=0 trace_visits=0 node=any pmu=auto dependent=0 fork_lookups=0 fork_exit=remote shape=dense"
 	# shellcheck disable=SC2086 # words on purpose
 	set_all $base

@@ -101,7 +101,7 @@ else
 	# selftest under the defaults would repeat the same phases on the same
 	# kernel: the defaults' selftest is the 1-, 4-vCPU and rt boots'
 	kcsan | numa) ;;
-	full) [ "$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)" -ge 2 ] ||
+	full) [ "$(nnodes)" -ge 2 ] ||
 		timed t_selftest ;;
 	*) timed t_selftest ;;
 	esac
@@ -128,7 +128,7 @@ full)
 	timed t_hotplug_racetest
 	timed t_hotplug_prefill
 	# placement where the guest has two nodes (make check boots it so)
-	[ "$(find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l)" -lt 2 ] ||
+	[ "$(nnodes)" -lt 2 ] ||
 		timed t_numa
 	timed t_node_interleave
 	timed t_settings
