@@ -55,12 +55,14 @@ posint() {
 	fi
 }
 
-# quote_words WORD...: the words as one shell command line, each quoted only
-# where it needs it
+# quote_words WORD...: the words as one shell command line on one line,
+# each quoted only where it needs it ($'...' for a control character)
 quote_words() {
 	local w out=
 	for w in "$@"; do
-		if [[ ! $w =~ ^[A-Za-z0-9_./=:,+@%-]+$ ]]; then
+		if [[ $w == *[[:cntrl:]]* ]]; then
+			printf -v w '%q' "$w"
+		elif [[ ! $w =~ ^[A-Za-z0-9_./=:,+@%-]+$ ]]; then
 			w="'${w//\'/\'\\\'\'}'"
 		fi
 		out+="${out:+ }$w"
@@ -478,9 +480,11 @@ LC_ALL=C sort -s -n -k1,1 "$T/main.ev" ${INST:+"$T/instance.ev"} |
 		-v statfile="$T/stat2" "$PASS2" >"$T/body"
 read -r N NFORK NEXIT NWAIT NFREE OVER2 NOFREE <"$T/stat2"
 
-# hline TEXT: one header line, cut to the format's 128 bytes
+# hline TEXT: one header line, cut to the format's 128 bytes (newline
+# included), a control character in it written as "?"
 hline() {
-	local l="# $1"
+	local LC_ALL=C l="# $1"
+	l=${l//[[:cntrl:]]/?}
 	[ ${#l} -le 127 ] || l="${l:0:124}..."
 	printf '%s\n' "$l"
 }
