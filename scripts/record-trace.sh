@@ -133,10 +133,11 @@ for e in "${EVENTS[@]}"; do
 done
 
 # one recording at a time: they would share the top-level buffer
-exec 9>>/run/lock/pidx-record-trace.lock
-if ! flock -n 9; then
+LOCK=/run/lock/pidx-record-trace.lock
+[ -d /run/lock ] || LOCK=/tmp/pidx-record-trace.lock
+if ! { exec 9>>"$LOCK"; } 2>/dev/null || ! flock -n 9; then
 	[ $MOUNTED = no ] || umount "$TR" || true
-	die -c 2 "another record-trace.sh is recording (/run/lock/pidx-record-trace.lock)"
+	die -c 2 "another record-trace.sh is recording, or $LOCK cannot be locked"
 fi
 
 # Everything changed is first saved here, in order, and written back in the
