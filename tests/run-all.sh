@@ -200,7 +200,7 @@ host_tests() {
 		fi
 	done
 	for f in "$REPO"/scripts/plot.py "$REPO"/scripts/report.py "$REPO"/scripts/pidxreport/*.py \
-		"$REPO"/tests/test_report.py; do
+		"$REPO"/scripts/check-trace.py "$REPO"/tests/test_report.py; do
 		if out=$(pyflakes3 "$f" 2>&1); then
 			pass "pyflakes3 ${f#"$REPO"/}"
 		else
@@ -215,6 +215,19 @@ host_tests() {
 	section "the VM runner's verdicts on the host-pause and KCSAN fixtures (no boot)"
 	bash "$REPO/tests/test-runner.sh" >"$WORK/test-runner.log" 2>&1
 	count_lines "runner: " "$WORK/test-runner.log"
+	section "the PID trace recorder and validator on this kernel's tracefs"
+	bash "$REPO/tests/test-record-trace.sh" >"$WORK/test-record-trace.log" 2>&1
+	count_lines "trace: " "$WORK/test-record-trace.log"
+	grep '^SKIP' "$WORK/test-record-trace.log" || true
+	grep -q -e '^PASS' -e '^SKIP' "$WORK/test-record-trace.log" ||
+		fail "trace: test-record-trace.sh" "PASS or SKIP lines, saw: $(tail -n 3 "$WORK/test-record-trace.log" | tr '\n' ' ')"
+	for f in "$REPO"/results/traces/*.trace.xz; do
+		if out=$(/usr/bin/python3 "$REPO/scripts/check-trace.py" "$f" 2>&1); then
+			pass "trace: ${f#"$REPO"/} is valid ($(echo "$out" | head -n 1))"
+		else
+			fail "trace: ${f#"$REPO"/}" "check-trace.py accepts it, saw: $(echo "$out" | tail -n 2 | tr '\n' ' ')"
+		fi
+	done
 }
 
 # The host-side checks that need neither a guest nor a quiet host (plot.py
