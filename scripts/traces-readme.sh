@@ -17,7 +17,7 @@ DIR=${1:-$REPO/results/traces}
 
 # what was done before each recording, in the directory its header names
 declare -A PREP=(
-	[make-j2-user.trace.xz]='cp -a /work/wt-trace /tmp/trace-build && cd /tmp/trace-build && make -C user clean'
+	[make-j2-user.trace.xz]='cp -a REPOSITORY /tmp/trace-build && cd /tmp/trace-build && make -C user clean'
 	[test-runner.trace.xz]='the same scratch copy, after the build above'
 )
 

@@ -221,6 +221,14 @@ host_tests() {
 	grep '^SKIP' "$WORK/test-record-trace.log" || true
 	grep -q -e '^PASS' -e '^SKIP' "$WORK/test-record-trace.log" ||
 		fail "trace: test-record-trace.sh" "PASS or SKIP lines, saw: $(tail -n 3 "$WORK/test-record-trace.log" | tr '\n' ' ')"
+	# results/traces/README.md is what traces-readme.sh writes from the traces
+	rm -rf "$WORK/traces" && cp -a "$REPO/results/traces" "$WORK/traces"
+	if bash "$REPO/scripts/traces-readme.sh" "$WORK/traces" >"$WORK/traces-readme.log" 2>&1 &&
+		cmp -s "$WORK/traces/README.md" "$REPO/results/traces/README.md"; then
+		pass "trace: results/traces/README.md is traces-readme.sh's output"
+	else
+		fail "trace: results/traces/README.md" "traces-readme.sh's output, saw: $(diff "$REPO/results/traces/README.md" "$WORK/traces/README.md" 2>&1 | head -n 4 | tr '\n' ' ')"
+	fi
 	for f in "$REPO"/results/traces/*.trace.xz; do
 		if out=$(/usr/bin/python3 "$REPO/scripts/check-trace.py" "$f" 2>&1); then
 			pass "trace: ${f#"$REPO"/} is valid ($(echo "$out" | head -n 1))"
