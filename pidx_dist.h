@@ -53,7 +53,7 @@ int pidx_dist_make(const struct pidx_config *cfg, struct pidx_shape_set *set);
 static inline bool pidx_dist_applies(enum pidx_workload workload, u32 fork_lookups)
 {
 	return workload == PIDX_WL_LOOKUP || workload == PIDX_WL_MIXED ||
-	       (workload == PIDX_WL_FORK && fork_lookups);
+	       ((workload == PIDX_WL_FORK || workload == PIDX_WL_REPLAY) && fork_lookups);
 }
 
 #endif /* _PIDX_DIST_H */
