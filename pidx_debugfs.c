@@ -574,9 +574,11 @@ static const struct file_operations pidx_testcase_fops = {
  * trace: the replay workload's trace (pidx_trace.h, docs/traces.md).  A
  * write at offset 0 without O_APPEND replaces the trace, a later one or
  * any under O_APPEND adds to it, so that "cat f > trace" loads a whole
- * file in several write() calls and "cat f >> trace" adds one; opening
- * with O_TRUNC, or writing an empty line at offset 0 ("echo > trace"),
- * clears it.  Each write is parsed as it comes, a last partial line held
+ * file in several write() calls and "cat f >> trace" adds one; an empty
+ * line at offset 0 ("echo > trace") clears it, and so does an open with
+ * O_TRUNC that writes nothing (": > trace"), at its close: a truncating
+ * open whose first write is refused ("cat bad > trace") keeps the trace
+ * it found.  Each write is parsed as it comes, a last partial line held
  * for the next (or the run, which reads it as the last line).  A write
  * with a malformed line is refused whole with -EINVAL (-EFBIG past
  * PIDX_TRACE_EVENTS_MAX events), the trace left as before it, and
@@ -631,6 +633,8 @@ static ssize_t pidx_trace_write(struct file *file, const char __user *ubuf,
 	buf = kmalloc(PIDX_TRACE_CHUNK, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
+	/* a write was tried: no clearing at close (pidx_trace_release()) */
+	((struct seq_file *)file->private_data)->private = NULL;
 	mutex_lock(&pidx_ui->cfg_lock);
 	if (pidx_ui->running) {
 		ret = -EBUSY;
@@ -678,21 +682,28 @@ static int pidx_trace_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/* seq_file's private, while a truncating open has written nothing */
+static char pidx_trace_truncating;
+
 static int pidx_trace_open(struct inode *inode, struct file *file)
 {
-	int ret = 0;
+	bool trunc = (file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC);
 
-	if ((file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC)) {
+	if (trunc && READ_ONCE(pidx_ui->running))
+		return -EBUSY;
+	return single_open(file, pidx_trace_show, trunc ? &pidx_trace_truncating : NULL);
+}
+
+static int pidx_trace_release(struct inode *inode, struct file *file)
+{
+	if (((struct seq_file *)file->private_data)->private) {
 		mutex_lock(&pidx_ui->cfg_lock);
-		if (pidx_ui->running)
-			ret = -EBUSY;
-		else
+		/* a run that began since the open keeps its trace */
+		if (!pidx_ui->running)
 			pidx_trace_free(&pidx_ui->trace);
 		mutex_unlock(&pidx_ui->cfg_lock);
-		if (ret)
-			return ret;
 	}
-	return single_open(file, pidx_trace_show, NULL);
+	return single_release(inode, file);
 }
 
 static const struct file_operations pidx_trace_fops = {
@@ -701,7 +712,7 @@ static const struct file_operations pidx_trace_fops = {
 	.read		= seq_read,
 	.write		= pidx_trace_write,
 	.llseek		= seq_lseek,
-	.release	= single_release,
+	.release	= pidx_trace_release,
 };
 
 static void pidx_show_hypervisor(struct seq_file *m)
