@@ -121,6 +121,7 @@ full)
 	timed t_dependent
 	timed t_shape
 	timed t_dist
+	timed t_replay
 	timed t_dense
 	timed t_busy
 	timed t_setting_writers
