@@ -309,6 +309,22 @@ t_replay() {
 	*) fail "appended bad line" "line $((lines + 2)) in last:, saw $(grep '^last:' $D/testcase)" ;;
 	esac
 	expect "trace kept after a refused append" "$before" "$(cat $D/trace)"
+	# one write() of 10 KB, parsed in 4 KB pieces, its last line bad: the
+	# pieces before it are taken back, whether it adds or replaces
+	{ cat "$T"; echo 'bogus 5'; } >/tmp/trace-bad.txt
+	for how in append replace; do
+		flag=oflag=append
+		[ $how = append ] || flag=
+		err=$(dd if=/tmp/trace-bad.txt of=$D/trace bs=1M $flag conv=notrunc 2>&1)
+		want=$((lines + 1))
+		[ $how = append ] && want=$((lines + lines + 1))
+		case "$err $(grep '^last:' $D/testcase)" in
+		*"Invalid argument"*"trace line $want: not fork"*)
+			expect "one 10 KB write ($how), bad last line $want: refused whole, trace kept" \
+				"$before" "$(cat $D/trace)" ;;
+		*) fail "one 10 KB write ($how) with a bad last line" "EINVAL naming line $want, saw '$err', $(grep '^last:' $D/testcase)" ;;
+		esac
+	done
 	long=$(printf 'wait 7 t=%0120d' 1)
 	expect "a line over 128 bytes refused" EINVAL "$(trace_wr "$long\n")"
 	for v in 'wait 0' 'wait 4194304' 'fork 5 5' 'exit' 'exit 5 t=1 cpu=1' 'exit 5 cpu=65536' \
