@@ -740,6 +740,10 @@ static void pidx_show_header(struct seq_file *m, const struct pidx_result *r)
 	if (r->workload == PIDX_WL_FORK)
 		seq_printf(m, " (%u lookups, %s exit)", r->fork_lookups,
 			   pidx_fork_exit_names[r->fork_exit]);
+	/* replay: ops is the most events one CPU replays; extra has the rest */
+	if (r->workload == PIDX_WL_REPLAY)
+		seq_printf(m, " of the trace (%u lookups a fork; ops setting not used)",
+			   r->fork_lookups);
 	seq_printf(m, ", mode %s, cpus %s (%u), keys %u, ops %u per CPU, pid_max %u, seed %llu, shape %s",
 		   pidx_mode_names[r->mode], r->cpus, r->ncpus, r->keys,
 		   r->ops, r->pid_max, r->seed, pidx_shape_names[r->shape]);
