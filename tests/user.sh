@@ -558,6 +558,12 @@ replay_tests() {
 	else
 		fail "user: replay in a full space" "exit 0, $((nidx - 1)) verified rows with fails and orphans, saw exit $ok, $n"
 	fi
+	out=$("$SRC/user/pidx-user" --workload replay --trace "$T" --indexes idr --keys 32765 --quiet 2>&1)
+	ok=$?
+	case "$ok $out" in
+	"1 "*"keys + 4 initially-live PIDs exceed pid_max - 1"*) pass "user: replay of 32765 keys + 4 initially-live PIDs in 32767 numbers refused" ;;
+	*) fail "user: replay that does not fit" "exit 1 naming the initially-live PIDs, saw exit $ok: $out" ;;
+	esac
 	replay_bad "a word not an event" 'fork 1 2\nexit 2\nkill 2\n' 3
 	replay_bad "PID 0" '# a comment\n\nwait 0\n' 3
 	replay_bad "PID 4194304" 'wait 4194304\n' 1

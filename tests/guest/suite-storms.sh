@@ -294,6 +294,14 @@ t_replay() {
 	expect "replay, fork_lookups 2 under zipf:0.99 over spread keys: verified" "ok 0 zipf:0.99" \
 		"$r $(unverified_rows) $(col idr dist)"
 	set_all fork_lookups=0 dist=uniform shape=dense
+	# the keys and the trace's 4 initially-live PIDs must fit in the space
+	set_all keys=32765
+	r=$(wr testcase run)
+	case "$r $(grep '^last:' $D/testcase)" in
+	"ENOSPC last: run -28 keys + the trace's initially-live PIDs exceed pid_max - 1") pass "replay of 32765 keys + 4 in 32767 numbers refused with ENOSPC" ;;
+	*) fail "replay that does not fit" "ENOSPC naming the initially-live PIDs, saw $r, $(grep '^last:' $D/testcase)" ;;
+	esac
+	set_all keys=1024
 	# a malformed line: the whole write refused, the trace as before it
 	before=$(cat $D/trace)
 	err=$( (printf 'wait 1\nexit 700\nexit 5 cpu=x\n' | cat >$D/trace) 2>&1)
