@@ -16,6 +16,7 @@
 #include <linux/uaccess.h>
 #include "pidx_dist.h"
 #include "pidx_state.h"
+#include "pidx_trace.h"
 
 /* a cpulist of every CPU of a large machine fits; anything longer is junk */
 #define PIDX_WRITE_MAX	512
@@ -513,6 +514,7 @@ static const char *const pidx_cmd_names[] = {
 	[PIDX_CMD_RESET]	= "reset",
 	[PIDX_CMD_SELFTEST]	= "selftest",
 	[PIDX_CMD_RACETEST]	= "racetest",
+	[PIDX_CMD_TRACE]	= "trace",
 };
 
 static ssize_t pidx_testcase_write(struct file *file, const char __user *ubuf,
@@ -568,6 +570,151 @@ static const struct file_operations pidx_testcase_fops = {
 	.release	= single_release,
 };
 
+/*
+ * trace: the replay workload's trace (pidx_trace.h, docs/traces.md).  A
+ * write at offset 0 without O_APPEND replaces the trace, a later one or
+ * any under O_APPEND adds to it, so that "cat f > trace" loads a whole
+ * file in several write() calls and "cat f >> trace" adds one; an empty
+ * line at offset 0 ("echo > trace") clears it, and so does an open with
+ * O_TRUNC that writes nothing (": > trace"), at its close: a truncating
+ * open whose first write is refused ("cat bad > trace") keeps the trace
+ * it found.  Each write is parsed as it comes, a last partial line held
+ * for the next (or the run, which reads it as the last line).  A write
+ * with a malformed line is refused whole with -EINVAL (-EFBIG past
+ * PIDX_TRACE_EVENTS_MAX events), the trace left as before it, and
+ * testcase's last: line names the line.  -EBUSY while a run is in flight.
+ * Reading shows a summary, not the text.
+ */
+#define PIDX_TRACE_CHUNK	4096
+
+/* cfg_lock held: the outcome of a write, for testcase's last: line */
+static void pidx_trace_outcome(int ret, u32 line, const char *why)
+{
+	if (ret)
+		snprintf(pidx_ui->trace_why, sizeof(pidx_ui->trace_why),
+			 "trace line %u: %s", line, why);
+	pidx_ui->last_cmd = PIDX_CMD_TRACE;
+	pidx_ui->last_rc = ret;
+	pidx_ui->last_why = ret ? pidx_ui->trace_why : "";
+}
+
+/* cfg_lock held: @count bytes of @ubuf parsed into @t, in chunks */
+static int pidx_trace_feed_user(struct pidx_trace *t, const char __user *ubuf,
+				size_t count, char *buf, u32 *line, const char **why)
+{
+	size_t done, n;
+	int ret;
+
+	for (done = 0; done < count; done += n) {
+		n = min_t(size_t, count - done, PIDX_TRACE_CHUNK);
+		if (copy_from_user(buf, ubuf + done, n)) {
+			*why = "bad address";
+			return -EFAULT;
+		}
+		ret = pidx_trace_feed(t, buf, n, line, why);
+		if (ret)
+			return ret;
+		cond_resched();
+	}
+	return 0;
+}
+
+static ssize_t pidx_trace_write(struct file *file, const char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	bool replace = *ppos == 0 && !(file->f_flags & O_APPEND);
+	struct pidx_trace_mark mark;
+	struct pidx_trace fresh;
+	const char *why = "";
+	u32 line = 0;
+	char *buf;
+	int ret;
+
+	buf = kmalloc(PIDX_TRACE_CHUNK, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	/* a write was tried: no clearing at close (pidx_trace_release()) */
+	((struct seq_file *)file->private_data)->private = NULL;
+	mutex_lock(&pidx_ui->cfg_lock);
+	if (pidx_ui->running) {
+		ret = -EBUSY;
+	} else if (replace) {
+		/* built apart, and put in place only whole */
+		pidx_trace_init(&fresh);
+		ret = pidx_trace_feed_user(&fresh, ubuf, count, buf, &line, &why);
+		if (!ret) {
+			pidx_trace_free(&pidx_ui->trace);
+			pidx_ui->trace = fresh;
+		} else {
+			pidx_trace_free(&fresh);
+		}
+		pidx_trace_outcome(ret, line, why);
+	} else {
+		pidx_trace_mark(&pidx_ui->trace, &mark);
+		ret = pidx_trace_feed_user(&pidx_ui->trace, ubuf, count, buf, &line, &why);
+		if (ret)
+			pidx_trace_rewind(&pidx_ui->trace, &mark);
+		pidx_trace_outcome(ret, line, why);
+	}
+	mutex_unlock(&pidx_ui->cfg_lock);
+	kfree(buf);
+	if (ret)
+		return ret;
+	*ppos += count;
+	return count;
+}
+
+static int pidx_trace_show(struct seq_file *m, void *v)
+{
+	struct pidx_trace_sum sum;
+	int ret;
+
+	mutex_lock(&pidx_ui->cfg_lock);
+	ret = pidx_trace_summary(&pidx_ui->trace, &sum);
+	mutex_unlock(&pidx_ui->cfg_lock);
+	if (ret)
+		return ret;
+	seq_printf(m, "events: %u\nforks: %u\nexits: %u\nwaits: %u\nfrees: %u\n",
+		   sum.events, sum.count[PIDX_TEV_FORK], sum.count[PIDX_TEV_EXIT],
+		   sum.count[PIDX_TEV_WAIT], sum.count[PIDX_TEV_FREE]);
+	seq_printf(m, "initial: %u\norphans: %u\ncpus: %u\nlines: %u\npending: %u\n",
+		   sum.initial, sum.orphans, sum.cpus, sum.lines, sum.pending);
+	return 0;
+}
+
+/* seq_file's private, while a truncating open has written nothing */
+static char pidx_trace_truncating;
+
+static int pidx_trace_open(struct inode *inode, struct file *file)
+{
+	bool trunc = (file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC);
+
+	if (trunc && READ_ONCE(pidx_ui->running))
+		return -EBUSY;
+	return single_open(file, pidx_trace_show, trunc ? &pidx_trace_truncating : NULL);
+}
+
+static int pidx_trace_release(struct inode *inode, struct file *file)
+{
+	if (((struct seq_file *)file->private_data)->private) {
+		mutex_lock(&pidx_ui->cfg_lock);
+		/* a run that began since the open keeps its trace */
+		if (!pidx_ui->running)
+			pidx_trace_free(&pidx_ui->trace);
+		mutex_unlock(&pidx_ui->cfg_lock);
+	}
+	return single_release(inode, file);
+}
+
+static const struct file_operations pidx_trace_fops = {
+	.owner		= THIS_MODULE,
+	.open		= pidx_trace_open,
+	.read		= seq_read,
+	.write		= pidx_trace_write,
+	.llseek		= seq_lseek,
+	.release	= pidx_trace_release,
+};
+
 static void pidx_show_hypervisor(struct seq_file *m)
 {
 #ifdef CONFIG_X86
@@ -593,6 +740,10 @@ static void pidx_show_header(struct seq_file *m, const struct pidx_result *r)
 	if (r->workload == PIDX_WL_FORK)
 		seq_printf(m, " (%u lookups, %s exit)", r->fork_lookups,
 			   pidx_fork_exit_names[r->fork_exit]);
+	/* replay: ops is the most events one CPU replays; extra has the rest */
+	if (r->workload == PIDX_WL_REPLAY)
+		seq_printf(m, " of the trace (%u lookups a fork; ops setting not used)",
+			   r->fork_lookups);
 	seq_printf(m, ", mode %s, cpus %s (%u), keys %u, ops %u per CPU, pid_max %u, seed %llu, shape %s",
 		   pidx_mode_names[r->mode], r->cpus, r->ncpus, r->keys,
 		   r->ops, r->pid_max, r->seed, pidx_shape_names[r->shape]);
@@ -957,6 +1108,7 @@ int pidx_debugfs_init(struct pidx_state *st)
 	pidx_debugfs_file("available", 0400, NULL, &pidx_available_fops, &ret);
 	pidx_debugfs_file("memory", 0400, NULL, &pidx_memory_fops, &ret);
 	pidx_debugfs_file("stall_test", 0600, NULL, &pidx_stall_test_fops, &ret);
+	pidx_debugfs_file("trace", 0600, NULL, &pidx_trace_fops, &ret);
 	for (i = 0; i < ARRAY_SIZE(pidx_settings); i++)
 		pidx_debugfs_file(pidx_settings[i].name, 0600,
 				  (void *)&pidx_settings[i], &pidx_setting_fops, &ret);

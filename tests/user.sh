@@ -247,6 +247,7 @@ user_tests() {
 	shape_stats "$SRC/user/pidx-user" "$u/stats"
 	dist_stats "$SRC/user/pidx-user" "$u/dist"
 	dist_storms "$u" "$cpus" "$nidx"
+	replay_tests "$u" "$c" "$nidx"
 	# races a review found, replayed step by step (user/replay/): each
 	# exits 0 only with the index consistent and its memory back
 	if make -C "$SRC/user" replays KDIR="$KDIR" >"$WORK/replays-build.log" 2>&1 &&
@@ -509,6 +510,107 @@ dist_storms() {
 		pass "user: cachegrind counts a zipf:0.99 storm"
 	else
 		fail "user: cachegrind under a dist" "a pmu=cachegrind row with dist zipf:0.99, saw: $(tail -n 2 "$u/dist-cg.log" | tr '\n' ' ')"
+	fi
+}
+
+# replay_bad NAME TEXT LINE: a trace of TEXT (printf %b) refused with exit
+# 2 before anything is built, naming line LINE
+replay_bad() {
+	local out ok
+	out=$(printf '%b' "$2" | "$SRC/user/pidx-user" --workload replay --trace - --indexes idr --quiet 2>&1)
+	ok=$?
+	case "$ok $out" in
+	"2 "*"--trace -: line $3: "*) pass "user: replay refuses $1 with exit 2, naming line $3" ;;
+	*) fail "user: replay of $1" "exit 2 naming line $3, saw exit $ok: $(echo "$out" | head -2 | tr '\n' ' ')" ;;
+	esac
+}
+
+# The replay workload natively (issue 29 item 2): every index replays
+# tests/fixtures/trace-small.txt (406 events, 4 PIDs live from the start,
+# one orphan: docs/traces.md) on one CPU and two, over each shape, every
+# row verified against the oracle with 405 events replayed and the trace
+# named in extra; fork's lookups under a dist; a space too small for the
+# trace's forks (-ENOSPC, their PIDs' later events orphans); bad traces
+# refused naming the line.
+replay_tests() {
+	local u=$1 c=$2 nidx=$3 T=$SRC/tests/fixtures/trace-small.txt f out out2 ok ok2 n cpus sh d
+	for cpus in $c; do
+		for sh in dense spread aged; do
+			f=$u/replay-$sh-$cpus.csv
+			out=$("$SRC/user/pidx-user" --indexes auto --workload replay --trace "$T" \
+				--shape "$sh" --keys 2K --cpus "$cpus" --quiet --csv "$f" 2>&1)
+			ok=$?
+			# cpu_events: one CPU replays 405, two share them (cpu=0 and cpu=1)
+			n=$(csv_count "$f" "v(\"workload\") == \"replay\" && v(\"shape\") == \"$sh\" &&
+				v(\"total_ops\") == 405 && v(\"fails\") == 0 &&
+				v(\"extra\") ~ /^trace=406;pids=mapped;initial=4;orphans=1;cpu_events=(405|2[0-9][0-9]\\/1[0-9][0-9])(;|$)/ &&
+				(v(\"verified\") == \"yes\" || (v(\"index\") == \"null\" && v(\"verified\") == \"n/a\"))")
+			if [ "$ok" = 0 ] && [ "$n" = "$nidx" ]; then
+				pass "user: replay of the fixture, $sh set, cpus $cpus: $nidx indexes verified, 405 events each"
+			else
+				fail "user: replay, $sh set, cpus $cpus" "exit 0 and $nidx verified rows of 405 events naming the trace, saw exit $ok, $n rows: $(echo "$out" | head -2 | tr '\n' ' ')$(awk -F, '$28 == "FAILED" { print $2 ": " $29 }' "$f" 2>/dev/null | head -1 | cut -c1-160)"
+			fi
+		done
+	done
+	cpus=${c##* }
+	# fork's lookups: the new PID's, or the dist walk's over the keys
+	for d in uniform zipf:0.99 recent:100; do
+		f=$u/replay-lookups-$(echo "$d" | tr ':.' '__').csv
+		"$SRC/user/pidx-user" --indexes auto --workload replay --trace - --fork-lookups 2 \
+			--dist "$d" --keys 2K --cpus "$cpus" --quiet --csv "$f" <"$T" >/dev/null 2>&1
+		ok=$?
+		n=$(csv_count "$f" "v(\"dist\") == \"$d\" && v(\"fork_lookups\") == 2 &&
+			(v(\"verified\") == \"yes\" || (v(\"index\") == \"null\" && v(\"verified\") == \"n/a\"))")
+		if [ "$ok" = 0 ] && [ "$n" = "$nidx" ]; then
+			pass "user: replay from stdin, fork_lookups 2 under $d: $nidx indexes verified"
+		else
+			fail "user: replay, fork_lookups 2 under $d" "exit 0 and $nidx verified rows, saw exit $ok, $n"
+		fi
+	done
+	# 294 keys and 4 initially-live PIDs leave 2 of 300 numbers: most
+	# forks fail (fails), and their PIDs' later events are orphans
+	f=$u/replay-full.csv
+	"$SRC/user/pidx-user" --indexes auto --workload replay --trace "$T" --keys 294 \
+		--pid-max 301 --cpus "$cpus" --quiet --csv "$f" >/dev/null 2>&1
+	ok=$?
+	n=$(csv_count "$f" 'v("index") != "null" && v("verified") == "yes" && v("fails") >= 50 &&
+		v("extra") ~ /;orphans=[0-9][0-9][0-9]+;/')
+	if [ "$ok" = 0 ] && [ "$n" = $((nidx - 1)) ]; then
+		pass "user: replay in a full space: forks fail, their PIDs' events orphans, $n indexes verified"
+	else
+		fail "user: replay in a full space" "exit 0, $((nidx - 1)) verified rows with fails and orphans, saw exit $ok, $n"
+	fi
+	out=$("$SRC/user/pidx-user" --workload replay --trace "$T" --indexes idr --keys 32765 --quiet 2>&1)
+	ok=$?
+	case "$ok $out" in
+	"1 "*"keys + 4 initially-live PIDs exceed pid_max - 1"*) pass "user: replay of 32765 keys + 4 initially-live PIDs in 32767 numbers refused" ;;
+	*) fail "user: replay that does not fit" "exit 1 naming the initially-live PIDs, saw exit $ok: $out" ;;
+	esac
+	replay_bad "a word not an event" 'fork 1 2\nexit 2\nkill 2\n' 3
+	replay_bad "PID 0" '# a comment\n\nwait 0\n' 3
+	replay_bad "PID 4194304" 'wait 4194304\n' 1
+	replay_bad "a fork of itself" 'wait 1\nfork 5 5\n' 2
+	replay_bad "fields out of order" 'wait 1 t=5 cpu=1\n' 1
+	replay_bad "cpu=65536" 'wait 1\nwait 2 cpu=65536\n' 2
+	replay_bad "level=33" 'wait 1 level=33\n' 1
+	replay_bad "a third PID" 'wait 1\nexit 2 3\n' 2
+	replay_bad "a missing PID" 'exit\n' 1
+	replay_bad "a bad last line without its newline" 'wait 1\nwait 1x' 2
+	replay_bad "a line of 129 bytes" "wait 1\n$(printf 'wait 7 t=%0121d' 1)\n" 2
+	out=$( (yes 'wait 5' | head -n 1000001) | "$SRC/user/pidx-user" --workload replay --trace - --quiet 2>&1)
+	ok=$?
+	case "$ok $out" in
+	"2 "*"line 1000001: more than 1000000 events"*) pass "user: replay refuses event 1000001, naming its line" ;;
+	*) fail "user: replay of 1000001 events" "exit 2 naming line 1000001, saw exit $ok: $out" ;;
+	esac
+	out=$("$SRC/user/pidx-user" --workload replay --quiet 2>&1)
+	ok=$?
+	out2=$("$SRC/user/pidx-user" --workload lookup --trace "$T" --quiet 2>&1)
+	ok2=$?
+	if [ "$ok" = 2 ] && [ "$ok2" = 2 ]; then
+		pass "user: replay without --trace, and --trace without replay, refused with exit 2"
+	else
+		fail "user: --trace and --workload replay" "exit 2 for both, saw $ok ($out), $out2"
 	fi
 }
 
