@@ -533,7 +533,7 @@ replay_bad() {
 # trace's forks (-ENOSPC, their PIDs' later events orphans); bad traces
 # refused naming the line.
 replay_tests() {
-	local u=$1 c=$2 nidx=$3 T=$SRC/tests/fixtures/trace-small.txt f out out2 ok ok2 n cpus sh d
+	local u=$1 c=$2 nidx=$3 T=$SRC/tests/fixtures/trace-small.txt T2 f out out2 ok ok2 n cpus sh d
 	for cpus in $c; do
 		for sh in dense spread aged; do
 			f=$u/replay-$sh-$cpus.csv
@@ -553,6 +553,24 @@ replay_tests() {
 		done
 	done
 	cpus=${c##* }
+	# the committed real traces (results/traces/): every index replays each
+	# verified, with as many events as check-trace.py counts and no orphan
+	for T2 in "$SRC"/results/traces/*.trace.xz; do
+		d=${T2##*/}
+		xz -dc "$T2" >"$u/${d%.xz}"
+		n=$(/usr/bin/python3 "$SRC/scripts/check-trace.py" "$T2" | sed -n 's/^events: //p')
+		f=$u/replay-${d%%.*}.csv
+		"$SRC/user/pidx-user" --indexes auto --workload replay --trace "$u/${d%.xz}" \
+			--shape aged --keys 32K --pid-max 4194304 --cpus "$cpus" --quiet --csv "$f" >/dev/null 2>&1
+		ok=$?
+		ok2=$(csv_count "$f" "v(\"workload\") == \"replay\" && v(\"extra\") ~ /^trace=$n;pids=mapped;initial=[0-9]+;orphans=0;/ &&
+			(v(\"verified\") == \"yes\" || (v(\"index\") == \"null\" && v(\"verified\") == \"n/a\"))")
+		if [ "$ok" = 0 ] && [ -n "$n" ] && [ "$ok2" = "$nidx" ]; then
+			pass "user: replay of results/traces/$d ($n events), aged 32K in 4M, cpus $cpus: $nidx indexes verified"
+		else
+			fail "user: replay of results/traces/$d" "exit 0 and $nidx verified rows of '$n' events, no orphan, saw exit $ok, $ok2 rows: $(awk -F, '$28 == "FAILED" { print $2 ": " $29 }' "$f" 2>/dev/null | head -1 | cut -c1-160)"
+		fi
+	done
 	# fork's lookups: the new PID's, or the dist walk's over the keys
 	for d in uniform zipf:0.99 recent:100; do
 		f=$u/replay-lookups-$(echo "$d" | tr ':.' '__').csv
