@@ -5,7 +5,6 @@
  * writes and a file read in blocks give it, and leaves a trace unchanged
  * by a piece it refuses.
  */
-#include <linux/bitmap.h>
 #include <linux/bitops.h>
 #include <linux/kernel.h>
 /* kvmalloc_array(), kvfree(): in mm.h, not slab.h, before v5.16 */
@@ -23,10 +22,10 @@ const char *const pidx_trace_op_names[PIDX_NR_TEV] = {
 	[PIDX_TEV_FREE]	= "free",
 };
 
-/* t=US: at most this many microseconds (31,000 years) */
-#define PIDX_TRACE_T_MAX	999999999999999999ULL
-/* level=L: a PID namespace level */
-#define PIDX_TRACE_LEVEL_MAX	32U
+/* t=US: below 2^63 */
+#define PIDX_TRACE_T_LIMIT	BIT_ULL(63)
+/* level=L: a PID namespace level, at most 32 */
+#define PIDX_TRACE_LEVEL_LIMIT	33U
 /* the first allocation of events; doubled from there */
 #define PIDX_TRACE_CAP_MIN	4096U
 
@@ -41,10 +40,29 @@ void pidx_trace_free(struct pidx_trace *t)
 	pidx_trace_init(t);
 }
 
+int pidx_trace_copy(struct pidx_trace *dst, const struct pidx_trace *src)
+{
+	*dst = *src;
+	dst->ev = NULL;
+	dst->cap = 0;
+	if (!src->nev)
+		return 0;
+	dst->ev = kvmalloc_array(src->nev, sizeof(*dst->ev), GFP_KERNEL);
+	if (!dst->ev) {
+		pidx_trace_init(dst);
+		return -ENOMEM;
+	}
+	memcpy(dst->ev, src->ev, src->nev * sizeof(*dst->ev));
+	dst->cap = src->nev;
+	return 0;
+}
+
 void pidx_trace_mark(const struct pidx_trace *t, struct pidx_trace_mark *m)
 {
 	m->nev = t->nev;
 	m->lines = t->lines;
+	m->last_t = t->last_t;
+	m->has_t = t->has_t;
 	m->partial_len = t->partial_len;
 	memcpy(m->partial, t->partial, t->partial_len);
 }
@@ -54,92 +72,141 @@ void pidx_trace_rewind(struct pidx_trace *t, const struct pidx_trace_mark *m)
 {
 	t->nev = m->nev;
 	t->lines = m->lines;
+	t->last_t = m->last_t;
+	t->has_t = m->has_t;
 	t->partial_len = m->partial_len;
 	memcpy(t->partial, m->partial, m->partial_len);
 }
 
-static bool pidx_trace_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r';
-}
-
-static const char *pidx_trace_skip(const char *s, const char *end)
-{
-	while (s < end && pidx_trace_blank(*s))
-		s++;
-	return s;
-}
-
 /*
- * A decimal number at *@p, at most @max, ending at a blank or the line's
- * end; *@p moves past it.
+ * The @n bytes at @s as a decimal number below @lim (greater than 9):
+ * digits only, no sign, no leading zero.
  */
-static int pidx_trace_num(const char **p, const char *end, u64 max, u64 *out)
+static int pidx_trace_num(const char *s, size_t n, u64 lim, u64 *out)
 {
-	const char *s = *p;
 	u64 v = 0;
+	size_t i;
 
-	if (s == end || *s < '0' || *s > '9')
+	if (!n || (s[0] == '0' && n > 1))
 		return -EINVAL;
-	while (s < end && *s >= '0' && *s <= '9') {
-		v = v * 10 + (*s - '0');
-		if (v > max)
+	for (i = 0; i < n; i++) {
+		unsigned int d = (unsigned char)s[i] - '0';
+
+		if (d > 9)
+			return -EINVAL;
+		if (v > (lim - 1 - d) / 10)
 			return -ERANGE;
-		s++;
+		v = v * 10 + d;
 	}
-	if (s < end && !pidx_trace_blank(*s))
-		return -EINVAL;
-	*p = s;
 	*out = v;
 	return 0;
 }
 
-static int pidx_trace_pid(const char **p, const char *end, u32 *pid, const char **why)
+/* The words of a line, split at each single space. */
+struct pidx_trace_words {
+	const char *p, *end;
+	bool more;
+};
+
+/* the next word (maybe empty) in *@w, *@n: false past the last */
+static bool pidx_trace_word(struct pidx_trace_words *ws, const char **w, size_t *n)
 {
-	u64 v;
+	const char *sp;
 
-	if (*p == end || !pidx_trace_blank((*p)[-1])) {
-		*why = "a PID missing";
-		return -EINVAL;
-	}
-	if (pidx_trace_num(p, end, PIDX_PID_MAX_LIMIT - 1, &v) || !v) {
-		*why = "a PID not a decimal in [1, 4194304)";
-		return -EINVAL;
-	}
-	*pid = v;
-	*p = pidx_trace_skip(*p, end);
-	return 0;
-}
-
-/* "name=" at *@p: moves past it */
-static bool pidx_trace_key(const char **p, const char *end, const char *name)
-{
-	size_t n = strlen(name);
-
-	if (end - *p < n || memcmp(*p, name, n))
+	if (!ws->more)
 		return false;
-	*p += n;
+	sp = memchr(ws->p, ' ', ws->end - ws->p);
+	*w = ws->p;
+	*n = (sp ? sp : ws->end) - ws->p;
+	ws->more = sp;
+	ws->p = sp ? sp + 1 : ws->end;
 	return true;
 }
 
-/*
- * One line without its newline: 1 and *@ev for an event, 0 for a comment
- * or a blank line, -EINVAL with *@why for anything else.
- */
-static int pidx_trace_line(const char *s, size_t len, struct pidx_trace_ev *ev,
-			   const char **why)
+static const char *const pidx_trace_keys[] = { "cpu", "t", "level" };
+static const u64 pidx_trace_key_limit[] = {
+	PIDX_TRACE_CPU_LIMIT, PIDX_TRACE_T_LIMIT, PIDX_TRACE_LEVEL_LIMIT
+};
+
+/* The optional fields after the PIDs: cpu=, t=, level=, in this order. */
+static int pidx_trace_fields(struct pidx_trace_words *ws, struct pidx_trace_ev *ev,
+			     u64 *tv, bool *has_t, const char **why)
 {
-	const char *end = s + len, *w;
-	unsigned int op, stage = 0;
+	unsigned int k, stage = 0;
+	const char *w, *eq;
+	size_t n;
 	u64 v;
 
-	s = pidx_trace_skip(s, end);
-	if (s == end || *s == '#')
+	while (pidx_trace_word(ws, &w, &n)) {
+		if (!n) {
+			*why = "fields are separated by single spaces, none before or after";
+			return -EINVAL;
+		}
+		eq = memchr(w, '=', n);
+		if (!eq) {
+			*why = "text after the PIDs: only cpu=N, t=US, level=L may follow";
+			return -EINVAL;
+		}
+		for (k = 0; k < ARRAY_SIZE(pidx_trace_keys); k++)
+			if (eq - w == strlen(pidx_trace_keys[k]) &&
+			    !memcmp(w, pidx_trace_keys[k], eq - w))
+				break;
+		if (k == ARRAY_SIZE(pidx_trace_keys)) {
+			*why = "an unknown field (cpu=, t=, level=)";
+			return -EINVAL;
+		}
+		if (k < stage) {
+			*why = "fields out of order or repeated (cpu=, t=, level=)";
+			return -EINVAL;
+		}
+		stage = k + 1;
+		if (pidx_trace_num(eq + 1, w + n - eq - 1, pidx_trace_key_limit[k], &v)) {
+			*why = k == 0 ? "cpu= not a decimal below 8192" :
+			       k == 1 ? "t= not a decimal below 2^63" :
+			       "level= not a decimal of at most 32";
+			return -EINVAL;
+		}
+		if (k == 0) {
+			ev->cpu = v;
+		} else if (k == 1) {
+			*tv = v;
+			*has_t = true;
+		}
+	}
+	return 0;
+}
+
+/*
+ * One line without its newline: 1 and *@ev for an event (*@has_t and
+ * *@tv its t=), 0 for a comment or a blank line, -EINVAL with *@why for
+ * anything else.  Exactly docs/traces.md's format, as check-trace.py
+ * reads it.
+ */
+static int pidx_trace_line(const struct pidx_trace *t, const char *s, size_t len,
+			   struct pidx_trace_ev *ev, u64 *tv, bool *has_t,
+			   const char **why)
+{
+	struct pidx_trace_words ws = { s, s + len, true };
+	unsigned int op, i, npids;
+	const char *w;
+	size_t n;
+	u64 v;
+
+	if (!len || s[0] == '#')
 		return 0;
-	for (w = s; w < end && !pidx_trace_blank(*w); w++)
-		;
+	for (i = 0; i < len; i++) {
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e) {
+			*why = "a byte that is not printable ASCII (a tab, a carriage return, ...)";
+			return -EINVAL;
+		}
+	}
+	pidx_trace_word(&ws, &w, &n);
+	if (!n) {
+		*why = "fields are separated by single spaces, none before or after";
+		return -EINVAL;
+	}
 	for (op = 0; op < PIDX_NR_TEV; op++)
-		if (w - s == 4 && !memcmp(s, pidx_trace_op_names[op], 4))
+		if (n == 4 && !memcmp(w, pidx_trace_op_names[op], 4))
 			break;
 	if (op == PIDX_NR_TEV) {
 		*why = "not fork, exit, wait or free";
@@ -148,41 +215,27 @@ static int pidx_trace_line(const char *s, size_t len, struct pidx_trace_ev *ev,
 	memset(ev, 0, sizeof(*ev));
 	ev->op = op;
 	ev->cpu = PIDX_TRACE_NO_CPU;
-	s = pidx_trace_skip(w, end);
-	if (op == PIDX_TEV_FORK && pidx_trace_pid(&s, end, &ev->parent, why))
-		return -EINVAL;
-	if (pidx_trace_pid(&s, end, &ev->pid, why))
-		return -EINVAL;
-	if (op == PIDX_TEV_FORK && ev->parent == ev->pid) {
-		*why = "a fork of a PID by itself";
-		return -EINVAL;
-	}
-	/* cpu=, t=, level=: each optional, in this order */
-	while (s < end) {
-		if (stage < 1 && pidx_trace_key(&s, end, "cpu=")) {
-			stage = 1;
-			if (pidx_trace_num(&s, end, PIDX_TRACE_CPU_LIMIT - 1, &v)) {
-				*why = "cpu= not a decimal below 65536";
-				return -EINVAL;
-			}
-			ev->cpu = v;
-		} else if (stage < 2 && pidx_trace_key(&s, end, "t=")) {
-			stage = 2;
-			if (pidx_trace_num(&s, end, PIDX_TRACE_T_MAX, &v)) {
-				*why = "t= not a decimal of at most 18 digits";
-				return -EINVAL;
-			}
-		} else if (stage < 3 && pidx_trace_key(&s, end, "level=")) {
-			stage = 3;
-			if (pidx_trace_num(&s, end, PIDX_TRACE_LEVEL_MAX, &v)) {
-				*why = "level= not a decimal of at most 32";
-				return -EINVAL;
-			}
-		} else {
-			*why = "unexpected text after the PIDs (cpu=, t=, level= in this order)";
+	*has_t = false;
+	npids = op == PIDX_TEV_FORK ? 2 : 1;
+	for (i = 0; i < npids; i++) {
+		if (!pidx_trace_word(&ws, &w, &n)) {
+			*why = "a PID missing";
 			return -EINVAL;
 		}
-		s = pidx_trace_skip(s, end);
+		if (pidx_trace_num(w, n, PIDX_PID_MAX_LIMIT, &v) || !v) {
+			*why = "a PID not a decimal in [1, 4194304)";
+			return -EINVAL;
+		}
+		if (i + 1 < npids)
+			ev->parent = v;
+		else
+			ev->pid = v;
+	}
+	if (pidx_trace_fields(&ws, ev, tv, has_t, why))
+		return -EINVAL;
+	if (*has_t && t->has_t && *tv < t->last_t) {
+		*why = "t= earlier than the last line's t=";
+		return -EINVAL;
 	}
 	return 1;
 }
@@ -207,10 +260,12 @@ static int pidx_trace_grow(struct pidx_trace *t)
 static int pidx_trace_take(struct pidx_trace *t, u32 *line, const char **why)
 {
 	struct pidx_trace_ev ev;
+	bool has_t;
+	u64 tv;
 	int ret;
 
 	*line = t->lines + 1;
-	ret = pidx_trace_line(t->partial, t->partial_len, &ev, why);
+	ret = pidx_trace_line(t, t->partial, t->partial_len, &ev, &tv, &has_t, why);
 	if (ret < 0)
 		return ret;
 	if (ret) {
@@ -223,6 +278,10 @@ static int pidx_trace_take(struct pidx_trace *t, u32 *line, const char **why)
 			return -ENOMEM;
 		}
 		t->ev[t->nev++] = ev;
+		if (has_t) {
+			t->last_t = tv;
+			t->has_t = true;
+		}
 	}
 	t->lines++;
 	t->partial_len = 0;
@@ -241,9 +300,10 @@ int pidx_trace_feed(struct pidx_trace *t, const char *buf, size_t len,
 	while (len) {
 		nl = memchr(buf, '\n', len);
 		take = nl ? nl - buf : len;
-		if (t->partial_len + take > PIDX_TRACE_LINE_MAX) {
+		/* the newline counts: a held line may still end without one */
+		if (t->partial_len + take + !!nl > PIDX_TRACE_LINE_MAX) {
 			*line = t->lines + 1;
-			*why = "a line longer than 128 bytes";
+			*why = "a line longer than 128 bytes, its newline included";
 			ret = -EINVAL;
 			break;
 		}
@@ -278,20 +338,20 @@ int pidx_trace_end(struct pidx_trace *t, u32 *line, const char **why)
 
 int pidx_trace_summary(const struct pidx_trace *t, struct pidx_trace_sum *sum)
 {
-	unsigned long *seen, *live, *cpus;
+	unsigned long *cpus;
+	/* per PID: 0 not named yet, else 1 + its live incarnations */
+	u32 *st;
 	u32 i, pid;
 
 	memset(sum, 0, sizeof(*sum));
 	sum->events = t->nev;
 	sum->lines = t->lines;
 	sum->pending = t->partial_len;
-	seen = bitmap_zalloc(PIDX_PID_MAX_LIMIT, GFP_KERNEL);
-	live = bitmap_zalloc(PIDX_PID_MAX_LIMIT, GFP_KERNEL);
-	cpus = bitmap_zalloc(PIDX_TRACE_CPU_LIMIT, GFP_KERNEL);
-	if (!seen || !live || !cpus) {
-		bitmap_free(seen);
-		bitmap_free(live);
-		bitmap_free(cpus);
+	st = kvcalloc(PIDX_PID_MAX_LIMIT, sizeof(*st), GFP_KERNEL);
+	cpus = kvcalloc(BITS_TO_LONGS(PIDX_TRACE_CPU_LIMIT), sizeof(*cpus), GFP_KERNEL);
+	if (!st || !cpus) {
+		kvfree(st);
+		kvfree(cpus);
 		return -ENOMEM;
 	}
 	for (i = 0; i < t->nev; i++) {
@@ -301,33 +361,29 @@ int pidx_trace_summary(const struct pidx_trace *t, struct pidx_trace_sum *sum)
 		if (e->cpu != PIDX_TRACE_NO_CPU && !__test_and_set_bit(e->cpu, cpus))
 			sum->cpus++;
 		if (e->op == PIDX_TEV_FORK) {
-			if (!__test_and_set_bit(e->parent, seen)) {
-				__set_bit(e->parent, live);
+			if (!st[e->parent]) {
+				st[e->parent] = 2;
 				sum->initial++;
 			}
 			pid = e->pid;
-			if (test_bit(pid, live)) {
-				sum->orphans++;
-			} else {
-				__set_bit(pid, seen);
-				__set_bit(pid, live);
-			}
+			if (st[pid] > 1)
+				sum->reused++;
+			st[pid] = max(st[pid], 1U) + 1;
 			continue;
 		}
 		pid = e->pid;
-		if (!__test_and_set_bit(pid, seen)) {
-			__set_bit(pid, live);
+		if (!st[pid]) {
+			st[pid] = 2;
 			sum->initial++;
-		} else if (!test_bit(pid, live)) {
+		} else if (st[pid] == 1) {
 			sum->orphans++;
 			continue;
 		}
 		if (e->op == PIDX_TEV_FREE)
-			__clear_bit(pid, live);
+			st[pid]--;
 	}
-	bitmap_free(seen);
-	bitmap_free(live);
-	bitmap_free(cpus);
+	kvfree(st);
+	kvfree(cpus);
 	return 0;
 }
 
@@ -345,12 +401,17 @@ void pidx_replay_free(struct pidx_replay *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* the trace PID's incarnation now: none yet, freed, or 1 + its number */
+/*
+ * A trace PID's live incarnations, a FIFO: none yet, none left (freed), or
+ * 1 + its newest's number; link[] rings each PID's live ones, the newest's
+ * link naming the oldest, every other's the next newer.
+ */
 #define PIDX_INC_NONE	0U
 #define PIDX_INC_DEAD	U32_MAX
 
 struct pidx_replay_build {
 	u32 *cur;		/* per trace PID */
+	u32 *link;		/* per incarnation: the ring of its PID's live ones */
 	u32 *owner;		/* per incarnation: its CPU */
 	u32 *local;		/* per incarnation: its place in the CPU's map */
 	u32 *code;		/* per event: its CPU's code, or U32_MAX left out */
@@ -362,11 +423,17 @@ struct pidx_replay_build {
 static u32 pidx_replay_new_inc(struct pidx_replay_build *b, struct pidx_replay *r,
 			       u32 pid, u32 cpu)
 {
-	u32 inc = b->ninc++, c;
+	u32 inc = b->ninc++, c, cur = b->cur[pid];
 
 	c = (cpu != PIDX_TRACE_NO_CPU ? cpu : inc) % r->ncpus;
 	b->owner[inc] = c;
 	b->local[inc] = r->cpu[c].ninc++;
+	if (cur == PIDX_INC_NONE || cur == PIDX_INC_DEAD) {
+		b->link[inc] = inc;
+	} else {
+		b->link[inc] = b->link[cur - 1];
+		b->link[cur - 1] = inc;
+	}
 	b->cur[pid] = inc + 1;
 	return inc;
 }
@@ -384,7 +451,7 @@ static void pidx_replay_new_initial(struct pidx_replay_build *b, struct pidx_rep
 static void pidx_replay_assign(const struct pidx_trace *t, struct pidx_replay *r,
 			       struct pidx_replay_build *b)
 {
-	u32 i, inc, cur;
+	u32 i, inc, cur, newest;
 
 	for (i = 0; i < t->nev; i++) {
 		const struct pidx_trace_ev *e = &t->ev[i];
@@ -394,12 +461,7 @@ static void pidx_replay_assign(const struct pidx_trace *t, struct pidx_replay *r
 			/* a parent named first here was live; it takes no operation */
 			if (b->cur[e->parent] == PIDX_INC_NONE)
 				pidx_replay_new_initial(b, r, e->parent, e->cpu);
-			cur = b->cur[e->pid];
-			if (cur != PIDX_INC_NONE && cur != PIDX_INC_DEAD) {
-				/* a fork of a live PID: the recording missed its free */
-				r->orphans++;
-				continue;
-			}
+			/* a fork of a live PID too: its older one's free comes later */
 			inc = pidx_replay_new_inc(b, r, e->pid, e->cpu);
 		} else {
 			cur = b->cur[e->pid];
@@ -409,9 +471,16 @@ static void pidx_replay_assign(const struct pidx_trace *t, struct pidx_replay *r
 			}
 			if (cur == PIDX_INC_NONE)
 				pidx_replay_new_initial(b, r, e->pid, e->cpu);
-			inc = b->cur[e->pid] - 1;
-			if (e->op == PIDX_TEV_FREE)
-				b->cur[e->pid] = PIDX_INC_DEAD;
+			newest = b->cur[e->pid] - 1;
+			inc = newest;
+			if (e->op == PIDX_TEV_FREE) {
+				/* the oldest live one goes */
+				inc = b->link[newest];
+				if (inc == newest)
+					b->cur[e->pid] = PIDX_INC_DEAD;
+				else
+					b->link[newest] = b->link[inc];
+			}
 		}
 		b->at[i] = b->owner[inc];
 		b->code[i] = e->op << PIDX_REPLAY_OP_SHIFT | b->local[inc];
@@ -471,17 +540,19 @@ int pidx_replay_make(const struct pidx_trace *t, unsigned int ncpus,
 	r->events = t->nev;
 	r->cpu = kcalloc(ncpus, sizeof(*r->cpu), GFP_KERNEL);
 	b.cur = kvcalloc(PIDX_PID_MAX_LIMIT, sizeof(u32), GFP_KERNEL);
+	b.link = kvmalloc_array(incs, sizeof(u32), GFP_KERNEL);
 	b.owner = kvmalloc_array(incs, sizeof(u32), GFP_KERNEL);
 	b.local = kvmalloc_array(incs, sizeof(u32), GFP_KERNEL);
 	b.code = kvmalloc_array(t->nev + 1, sizeof(u32), GFP_KERNEL);
 	b.at = kvmalloc_array(t->nev + 1, sizeof(u32), GFP_KERNEL);
 	b.init_inc = kvmalloc_array(incs, sizeof(u32), GFP_KERNEL);
-	if (!r->cpu || !b.cur || !b.owner || !b.local || !b.code || !b.at || !b.init_inc)
+	if (!r->cpu || !b.cur || !b.link || !b.owner || !b.local || !b.code || !b.at || !b.init_inc)
 		goto out;
 	pidx_replay_assign(t, r, &b);
 	ret = pidx_replay_fill(t, r, &b);
 out:
 	kvfree(b.cur);
+	kvfree(b.link);
 	kvfree(b.owner);
 	kvfree(b.local);
 	kvfree(b.code);

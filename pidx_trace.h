@@ -7,16 +7,21 @@
  *
  * One event a line: "fork PARENT CHILD", "exit PID", "wait PID", "free PID",
  * PIDs decimal in [1, 4194304), then optionally "cpu=N", "t=US",
- * "level=L", in that order; blank lines and lines starting with '#' are
- * comments.  A line is at most PIDX_TRACE_LINE_MAX bytes before its
- * newline; a trace at most PIDX_TRACE_EVENTS_MAX events.
+ * "level=L", in that order, single spaces between fields, numbers without
+ * sign or leading zero; blank (empty) lines and lines starting with '#'
+ * are comments.  A line is at most PIDX_TRACE_LINE_MAX bytes, its newline
+ * included; a trace at most PIDX_TRACE_EVENTS_MAX events.  The parser
+ * agrees with scripts/check-trace.py line for line.
  *
- * A replay maps each incarnation of a trace PID (a fork makes a new one; a
- * PID freed may be forked again) to the number the index's alloc() gave
- * it.  PIDs the trace names before any fork of them were live when the
- * recording began: the storm prefills them after the run's keys
- * (positions keys .. keys + initial - 1 of the run's shape, made with keys
- * + initial keys), and they stay until the trace frees them.
+ * A replay maps each incarnation of a trace PID to the number the index's
+ * alloc() gave it.  Each trace PID has a FIFO of live incarnations: a fork
+ * pushes a new one (even while an older one is live: its free lags the
+ * kernel's release of the number by an RCU grace period), a free pops the
+ * oldest, an exit or a wait names the newest.  PIDs the trace names
+ * before any fork of them were live when the recording began: the storm
+ * prefills them after the run's keys (positions keys .. keys + initial - 1
+ * of the run's shape, made with keys + initial keys), and they stay until
+ * the trace frees them.
  */
 #ifndef _PIDX_TRACE_H
 #define _PIDX_TRACE_H
@@ -25,8 +30,8 @@
 
 #define PIDX_TRACE_LINE_MAX	128
 #define PIDX_TRACE_EVENTS_MAX	1000000U
-/* cpu=N: N below this (the recording machine's CPU number) */
-#define PIDX_TRACE_CPU_LIMIT	65536U
+/* cpu=N: N below this (x86-64's largest NR_CPUS) */
+#define PIDX_TRACE_CPU_LIMIT	8192U
 #define PIDX_TRACE_NO_CPU	U32_MAX
 #define PIDX_TRACE_WHY_MAX	96
 
@@ -51,6 +56,8 @@ struct pidx_trace {
 	u32 nev;
 	u32 cap;
 	u32 lines;		/* lines read whole, comments included */
+	u64 last_t;		/* the last t= seen, if has_t */
+	bool has_t;
 	u32 partial_len;
 	char partial[PIDX_TRACE_LINE_MAX + 2];
 };
@@ -61,6 +68,7 @@ struct pidx_trace_sum {
 	u32 count[PIDX_NR_TEV];
 	u32 initial;		/* PIDs named before any fork of them */
 	u32 orphans;		/* events on a PID freed before and not forked since */
+	u32 reused;		/* forks of a PID still live (before its free) */
 	u32 cpus;		/* distinct cpu= values */
 	u32 lines;
 	u32 pending;		/* bytes of a last line without its newline */
@@ -96,6 +104,8 @@ extern const char *const pidx_trace_op_names[PIDX_NR_TEV];
 struct pidx_trace_mark {
 	u32 nev;
 	u32 lines;
+	u64 last_t;
+	bool has_t;
 	u32 partial_len;
 	char partial[PIDX_TRACE_LINE_MAX + 2];
 };
@@ -104,6 +114,8 @@ void pidx_trace_mark(const struct pidx_trace *t, struct pidx_trace_mark *m);
 void pidx_trace_rewind(struct pidx_trace *t, const struct pidx_trace_mark *m);
 void pidx_trace_init(struct pidx_trace *t);
 void pidx_trace_free(struct pidx_trace *t);
+/* @dst, uninitialised, made a copy of @src (-ENOMEM: @dst empty) */
+int pidx_trace_copy(struct pidx_trace *dst, const struct pidx_trace *src);
 /*
  * @len more bytes of the trace's text: every whole line parsed, a last
  * partial line held for the next call.  On error (-EINVAL a malformed line,
@@ -114,7 +126,7 @@ int pidx_trace_feed(struct pidx_trace *t, const char *buf, size_t len,
 		    u32 *line, const char **why);
 /* The end of the text: a held partial line parsed as the last line. */
 int pidx_trace_end(struct pidx_trace *t, u32 *line, const char **why);
-/* Process context: needs a 1 MB bitmap for a moment (-ENOMEM). */
+/* Process context: needs 16 MB of kvcalloc() for a moment (-ENOMEM). */
 int pidx_trace_summary(const struct pidx_trace *t, struct pidx_trace_sum *sum);
 
 /*

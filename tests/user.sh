@@ -525,6 +525,82 @@ replay_bad() {
 	esac
 }
 
+# trace_format_tests DIR: docs/traces.md's edge cases, each case's text
+# after a valid "wait 1" line, fed to pidx-user's parser (exit 0 or 2) and
+# to scripts/check-trace.py (exit 0 or 1): both must give the expected
+# verdict.  Each case: VERDICT|NAME|TEXT (printf %b, without '|').
+trace_format_tests() {
+	local u=$1 c127 c128 v name text want f got1 got2 n=0 bad=0
+	c127="# $(printf '%0125d' 0)"
+	c128="# $(printf '%0126d' 0)"
+	while IFS='|' read -r want name text; do
+		[ -n "$want" ] || continue
+		f=$u/format-$n.trace
+		n=$((n + 1))
+		printf '%b' "wait 1\\n$text" >"$f"
+		"$SRC/user/pidx-user" --workload replay --trace "$f" --indexes idr --ops 10 --quiet \
+			>/dev/null 2>&1
+		v=$?
+		case $v in 0) got1=ok ;; 2) got1=bad ;; *) got1="exit $v" ;; esac
+		python3 "$SRC/scripts/check-trace.py" "$f" >/dev/null 2>&1
+		v=$?
+		case $v in 0) got2=ok ;; 1) got2=bad ;; *) got2="exit $v" ;; esac
+		if [ "$got1" != "$want" ] || [ "$got2" != "$want" ]; then
+			fail "user: trace format: $name" "$want from both, saw pidx-user $got1, check-trace.py $got2"
+			bad=$((bad + 1))
+		fi
+	done <<EOF
+ok|a 127-byte comment and its newline (128 bytes)|$c127\\n
+bad|a 128-byte comment and its newline (129 bytes)|$c128\\n
+ok|a last line of 128 bytes without a newline|$c128
+bad|a last line of 129 bytes without a newline|${c128}0
+ok|t=2^63 - 1|wait 1 t=9223372036854775807\\n
+bad|t=2^63|wait 1 t=9223372036854775808\\n
+bad|t=2^64|wait 1 t=18446744073709551616\\n
+ok|t=0|wait 1 t=0\\n
+ok|cpu=8191, the cap less one|wait 1 cpu=8191\\n
+bad|cpu=8192, the cap|wait 1 cpu=8192\\n
+bad|cpu=65535|wait 1 cpu=65535\\n
+ok|level=32|wait 1 level=32\\n
+bad|level=33|wait 1 level=33\\n
+ok|every field|free 4194303 cpu=0 t=9811 level=1\\n
+ok|PID 4194303|wait 4194303\\n
+bad|PID 4194304|wait 4194304\\n
+bad|PID 0|wait 0\\n
+bad|a PID with a leading zero|wait 01\\n
+bad|cpu= with a leading zero|wait 1 cpu=01\\n
+bad|t= with a leading zero|wait 1 t=00\\n
+bad|a signed PID|wait +1\\n
+bad|a tab between fields|wait\\t1\\n
+bad|a trailing tab|wait 1\\t\\n
+bad|two spaces between fields|wait  1\\n
+bad|a carriage return before the newline|wait 1\\r\\n
+bad|a trailing space|wait 1 \\n
+bad|a leading space|\\040wait 1\\n
+bad|an indented comment|\\040# a comment\\n
+bad|a line of one space|\\040\\n
+ok|an empty line|\\n
+ok|a comment of any bytes|#\\t\\0377\\r x\\n
+bad|a byte not ASCII|wait 1 cpu=\\0303\\0251\\n
+bad|a NUL byte|wait 1\\0000\\n
+bad|fields out of order|wait 1 t=5 cpu=1\\n
+bad|a field repeated|wait 1 cpu=1 cpu=2\\n
+bad|an unknown field|wait 1 pid=1\\n
+bad|a field without its value|wait 1 cpu=\\n
+bad|a field of two =|wait 1 cpu=1=2\\n
+bad|a word after the PIDs|wait 1 2\\n
+bad|a fork with one PID|fork 1\\n
+bad|an exit without a PID|exit\\n
+bad|an event in capitals|Fork 1 2\\n
+ok|a fork by the PID itself (the format allows it)|fork 5 5\\n
+bad|t= going back|wait 1 t=5\\nwait 1 t=4\\n
+ok|t= level, with lines without t= between|wait 1 t=5\\nwait 1\\nwait 1 t=5\\n
+EOF
+	if [ "$bad" = 0 ]; then
+		pass "user: trace format: $n edge cases, pidx-user and check-trace.py agree with docs/traces.md"
+	fi
+}
+
 # The replay workload natively (issue 29 item 2): every index replays
 # tests/fixtures/trace-small.txt (406 events, 4 PIDs live from the start,
 # one orphan: docs/traces.md) on one CPU and two, over each shape, every
@@ -604,17 +680,32 @@ replay_tests() {
 	"1 "*"keys + 4 initially-live PIDs exceed pid_max - 1"*) pass "user: replay of 32765 keys + 4 initially-live PIDs in 32767 numbers refused" ;;
 	*) fail "user: replay that does not fit" "exit 1 naming the initially-live PIDs, saw exit $ok: $out" ;;
 	esac
+	# a PID forked again before its older task's free (free lag, docs/traces.md):
+	# each trace PID a FIFO of incarnations, nothing orphaned
+	f=$u/replay-reuse.csv
+	rm -f "$f"
+	printf 'fork 1 10 cpu=0\nexit 10 cpu=0\nfork 1 10 cpu=1\nfree 10 cpu=0\nexit 10 cpu=1\nwait 10 cpu=1\nfree 10 cpu=1\nexit 1\n' >"$u/reuse.trace"
+	"$SRC/user/pidx-user" --indexes auto --workload replay --trace "$u/reuse.trace" --cpus 0-1 \
+		--quiet --csv "$f" >/dev/null 2>&1
+	ok=$?
+	n=$(csv_count "$f" 'v("workload") == "replay" && v("extra") ~ /^trace=8;pids=mapped;initial=1;orphans=0;cpu_events=[0-9]+\/[0-9]+(;|$)/ && (v("verified") == "yes" || (v("index") == "null" && v("verified") == "n/a"))')
+	cs=$(python3 "$SRC/scripts/check-trace.py" "$u/reuse.trace" | grep -E '^(forks of a PID still live|uses of a PID after its free):' | tr '\n' ' ')
+	if [ "$ok" = 0 ] && [ "$n" = "$nidx" ] && [ "$cs" = "forks of a PID still live: 1 uses of a PID after its free: 0 " ]; then
+		pass "user: a PID forked again before its free: $nidx indexes verified, 8 events, orphans=0; check-trace.py counts the fork"
+	else
+		fail "user: a PID forked again before its free" "exit 0, $nidx verified rows of 8 events and orphans=0, check-trace.py counting it; saw exit $ok, $n rows, $cs$(awk -F, '$28 == "FAILED" { print $2 ": " $29 }' "$f" 2>/dev/null | head -1 | cut -c1-160)"
+	fi
 	replay_bad "a word not an event" 'fork 1 2\nexit 2\nkill 2\n' 3
 	replay_bad "PID 0" '# a comment\n\nwait 0\n' 3
 	replay_bad "PID 4194304" 'wait 4194304\n' 1
-	replay_bad "a fork of itself" 'wait 1\nfork 5 5\n' 2
 	replay_bad "fields out of order" 'wait 1 t=5 cpu=1\n' 1
-	replay_bad "cpu=65536" 'wait 1\nwait 2 cpu=65536\n' 2
+	replay_bad "cpu=8192" 'wait 1\nwait 2 cpu=8192\n' 2
 	replay_bad "level=33" 'wait 1 level=33\n' 1
 	replay_bad "a third PID" 'wait 1\nexit 2 3\n' 2
 	replay_bad "a missing PID" 'exit\n' 1
+	trace_format_tests "$u"
 	replay_bad "a bad last line without its newline" 'wait 1\nwait 1x' 2
-	replay_bad "a line of 129 bytes" "wait 1\n$(printf 'wait 7 t=%0121d' 1)\n" 2
+	replay_bad "a line of 129 bytes, its newline included" "wait 1\n# $(printf '%0126d' 1)\n" 2
 	out=$( (yes 'wait 5' | head -n 1000001) | "$SRC/user/pidx-user" --workload replay --trace - --quiet 2>&1)
 	ok=$?
 	case "$ok $out" in
