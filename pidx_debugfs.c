@@ -572,27 +572,50 @@ static const struct file_operations pidx_testcase_fops = {
 
 /*
  * trace: the replay workload's trace (pidx_trace.h, docs/traces.md).  A
- * write at offset 0 without O_APPEND replaces the trace, a later one or
- * any under O_APPEND adds to it, so that "cat f > trace" loads a whole
- * file in several write() calls and "cat f >> trace" adds one; an empty
- * line at offset 0 ("echo > trace") clears it, and so does an open with
- * O_TRUNC that writes nothing (": > trace"), at its close: a truncating
- * open whose first write is refused ("cat bad > trace") keeps the trace
- * it found.  Each write is parsed as it comes, a last partial line held
- * for the next (or the run, which reads it as the last line).  A write
- * with a malformed line is refused whole with -EINVAL (-EFBIG past
- * PIDX_TRACE_EVENTS_MAX events), the trace left as before it, and
- * testcase's last: line names the line.  -EBUSY while a run is in flight.
- * Reading shows a summary, not the text.
+ * load is installed at its close, whole, or not at all.  Each open for
+ * writing starts a load of its own: empty without O_APPEND; with O_APPEND,
+ * at its first write, a copy of the trace as it is then.  Every write adds
+ * to the load only, parsed as it comes (a last partial line held): a
+ * malformed line gets -EINVAL (-EFBIG past PIDX_TRACE_EVENTS_MAX events),
+ * testcase's last: line names it, and the load fails: later writes of
+ * that open get the same error.  A write while a run is in flight gets
+ * -EBUSY and fails the load too.  At close the outcome goes to testcase's
+ * last: line: a load that did not fail is installed whole, its held
+ * partial line read as its last line (a malformed one drops the load); an
+ * O_APPEND load is dropped if another was installed since its copy, and
+ * any load is dropped if a run is in flight.  An open that wrote nothing
+ * changes nothing, but one with O_TRUNC clears the trace (": > trace";
+ * "echo > trace" loads an empty trace, the same), unless another load was
+ * installed since its open.  Each install bumps the trace's generation.  A truncating open is
+ * refused with -EBUSY during a run.  Reading shows a summary, not the
+ * text.  All under cfg_lock.
  */
 #define PIDX_TRACE_CHUNK	4096
 
-/* cfg_lock held: the outcome of a write, for testcase's last: line */
+/* One open's load: seq_file's private. */
+struct pidx_trace_load {
+	struct pidx_trace t;
+	/* the trace's generation at the O_APPEND copy, or at an O_TRUNC open */
+	u32 gen;
+	bool append;
+	bool trunc;
+	bool started;		/* a write came: t holds the load */
+	int failed;		/* the error that failed the load, or 0 */
+};
+
+static struct pidx_trace_load *pidx_trace_load_of(struct file *file)
+{
+	return ((struct seq_file *)file->private_data)->private;
+}
+
+/* cfg_lock held: an outcome for testcase's last: line */
 static void pidx_trace_outcome(int ret, u32 line, const char *why)
 {
-	if (ret)
+	if (ret && line)
 		snprintf(pidx_ui->trace_why, sizeof(pidx_ui->trace_why),
 			 "trace line %u: %s", line, why);
+	else if (ret)
+		strscpy(pidx_ui->trace_why, why, sizeof(pidx_ui->trace_why));
 	pidx_ui->last_cmd = PIDX_CMD_TRACE;
 	pidx_ui->last_rc = ret;
 	pidx_ui->last_why = ret ? pidx_ui->trace_why : "";
@@ -622,40 +645,42 @@ static int pidx_trace_feed_user(struct pidx_trace *t, const char __user *ubuf,
 static ssize_t pidx_trace_write(struct file *file, const char __user *ubuf,
 				size_t count, loff_t *ppos)
 {
-	bool replace = *ppos == 0 && !(file->f_flags & O_APPEND);
-	struct pidx_trace_mark mark;
-	struct pidx_trace fresh;
+	struct pidx_trace_load *ld = pidx_trace_load_of(file);
 	const char *why = "";
 	u32 line = 0;
 	char *buf;
 	int ret;
 
+	if (!count)
+		return 0;
 	buf = kmalloc(PIDX_TRACE_CHUNK, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	/* a write was tried: no clearing at close (pidx_trace_release()) */
-	((struct seq_file *)file->private_data)->private = NULL;
 	mutex_lock(&pidx_ui->cfg_lock);
-	if (pidx_ui->running) {
+	if (ld->failed) {
+		ret = ld->failed;
+		goto out;
+	}
+	if (!buf) {
+		ret = -ENOMEM;
+		why = "trace: no memory for a write: the load failed";
+	} else if (pidx_ui->running) {
 		ret = -EBUSY;
-	} else if (replace) {
-		/* built apart, and put in place only whole */
-		pidx_trace_init(&fresh);
-		ret = pidx_trace_feed_user(&fresh, ubuf, count, buf, &line, &why);
-		if (!ret) {
-			pidx_trace_free(&pidx_ui->trace);
-			pidx_ui->trace = fresh;
-		} else {
-			pidx_trace_free(&fresh);
-		}
-		pidx_trace_outcome(ret, line, why);
+		why = "trace: a write during a run: the load failed";
+	} else if (!ld->started && ld->append) {
+		ret = pidx_trace_copy(&ld->t, &pidx_ui->trace);
+		ld->gen = pidx_ui->trace_gen;
+		why = "trace: no memory for a copy of the trace: the load failed";
 	} else {
-		pidx_trace_mark(&pidx_ui->trace, &mark);
-		ret = pidx_trace_feed_user(&pidx_ui->trace, ubuf, count, buf, &line, &why);
-		if (ret)
-			pidx_trace_rewind(&pidx_ui->trace, &mark);
+		ret = 0;
+	}
+	if (!ret) {
+		ld->started = true;
+		ret = pidx_trace_feed_user(&ld->t, ubuf, count, buf, &line, &why);
+	}
+	if (ret) {
+		ld->failed = ret;
 		pidx_trace_outcome(ret, line, why);
 	}
+out:
 	mutex_unlock(&pidx_ui->cfg_lock);
 	kfree(buf);
 	if (ret)
@@ -677,31 +702,87 @@ static int pidx_trace_show(struct seq_file *m, void *v)
 	seq_printf(m, "events: %u\nforks: %u\nexits: %u\nwaits: %u\nfrees: %u\n",
 		   sum.events, sum.count[PIDX_TEV_FORK], sum.count[PIDX_TEV_EXIT],
 		   sum.count[PIDX_TEV_WAIT], sum.count[PIDX_TEV_FREE]);
-	seq_printf(m, "initial: %u\norphans: %u\ncpus: %u\nlines: %u\npending: %u\n",
-		   sum.initial, sum.orphans, sum.cpus, sum.lines, sum.pending);
+	seq_printf(m, "initial: %u\norphans: %u\ncpus: %u\nlines: %u\npending: %u\nreused: %u\n",
+		   sum.initial, sum.orphans, sum.cpus, sum.lines, sum.pending, sum.reused);
 	return 0;
 }
 
-/* seq_file's private, while a truncating open has written nothing */
-static char pidx_trace_truncating;
-
 static int pidx_trace_open(struct inode *inode, struct file *file)
 {
-	bool trunc = (file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC);
+	struct pidx_trace_load *ld = NULL;
+	int ret;
 
-	if (trunc && READ_ONCE(pidx_ui->running))
-		return -EBUSY;
-	return single_open(file, pidx_trace_show, trunc ? &pidx_trace_truncating : NULL);
+	if (file->f_mode & FMODE_WRITE) {
+		if ((file->f_flags & O_TRUNC) && READ_ONCE(pidx_ui->running))
+			return -EBUSY;
+		ld = kzalloc(sizeof(*ld), GFP_KERNEL);
+		if (!ld)
+			return -ENOMEM;
+		pidx_trace_init(&ld->t);
+		ld->append = file->f_flags & O_APPEND;
+		ld->trunc = file->f_flags & O_TRUNC;
+		mutex_lock(&pidx_ui->cfg_lock);
+		ld->gen = pidx_ui->trace_gen;
+		mutex_unlock(&pidx_ui->cfg_lock);
+	}
+	ret = single_open(file, pidx_trace_show, ld);
+	if (ret)
+		kfree(ld);
+	return ret;
+}
+
+/* cfg_lock held: the load's outcome at close */
+static void pidx_trace_close(struct pidx_trace_load *ld)
+{
+	const char *why = "";
+	u32 line = 0;
+	int ret;
+
+	if (ld->failed)
+		return;
+	if (!ld->started && !ld->trunc)
+		return;
+	if (pidx_ui->running) {
+		pidx_trace_outcome(-EBUSY, 0,
+				   "trace: a run was in flight at close: the load dropped");
+		return;
+	}
+	if (ld->started && ld->append && ld->gen != pidx_ui->trace_gen) {
+		pidx_trace_outcome(-EAGAIN, 0,
+				   "trace: another load replaced the trace during this O_APPEND one: dropped");
+		return;
+	}
+	/* a truncation never clears a trace loaded since its open */
+	if (!ld->started && ld->gen != pidx_ui->trace_gen) {
+		pidx_trace_outcome(-EAGAIN, 0,
+				   "trace: another load came since this truncating open: not cleared");
+		return;
+	}
+	ret = pidx_trace_end(&ld->t, &line, &why);
+	if (ret) {
+		pidx_trace_outcome(ret, line, why);
+		strlcat(pidx_ui->trace_why, " (at close: the load dropped)",
+			sizeof(pidx_ui->trace_why));
+		return;
+	}
+	/* installed whole: an open with O_TRUNC that wrote nothing, empty */
+	pidx_trace_free(&pidx_ui->trace);
+	pidx_ui->trace = ld->t;
+	pidx_trace_init(&ld->t);
+	pidx_ui->trace_gen++;
+	pidx_trace_outcome(0, 0, "");
 }
 
 static int pidx_trace_release(struct inode *inode, struct file *file)
 {
-	if (((struct seq_file *)file->private_data)->private) {
+	struct pidx_trace_load *ld = pidx_trace_load_of(file);
+
+	if (ld) {
 		mutex_lock(&pidx_ui->cfg_lock);
-		/* a run that began since the open keeps its trace */
-		if (!pidx_ui->running)
-			pidx_trace_free(&pidx_ui->trace);
+		pidx_trace_close(ld);
 		mutex_unlock(&pidx_ui->cfg_lock);
+		pidx_trace_free(&ld->t);
+		kfree(ld);
 	}
 	return single_release(inode, file);
 }

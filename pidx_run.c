@@ -107,21 +107,12 @@ static const char *pidx_storm_failed_why(int ret)
 }
 
 /*
- * replay: the trace's last line if it came without its newline, and a
- * trace at all; under cfg_lock, as the writes of trace are.  0, or the
- * refusal with its reason in st->trace_why.
+ * replay: a trace at all; under cfg_lock, as the installs of trace are.
+ * An installed trace holds whole lines only (pidx_debugfs.c), and a run
+ * leaves it as it is.  0, or the refusal with its reason in st->trace_why.
  */
 static int pidx_trace_ready(struct pidx_state *st)
 {
-	const char *why = "";
-	u32 line = 0;
-	int ret;
-
-	ret = pidx_trace_end(&st->trace, &line, &why);
-	if (ret) {
-		snprintf(st->trace_why, sizeof(st->trace_why), "trace line %u: %s", line, why);
-		return ret;
-	}
 	if (!st->trace.nev) {
 		strscpy(st->trace_why, "workload replay: no trace loaded (write one to trace)",
 			sizeof(st->trace_why));

@@ -74,6 +74,8 @@ struct pidx_state {
 	 * every write is refused while st->running.
 	 */
 	struct pidx_trace trace;
+	/* bumped at each install of a load into trace (cfg_lock) */
+	u32 trace_gen;
 	/* why the last trace write or replay run was refused (cfg_lock) */
 	char trace_why[PIDX_TRACE_WHY_MAX + 32];
 };

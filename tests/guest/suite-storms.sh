@@ -253,14 +253,15 @@ t_replay() {
 	sum="$sum $(trace_sum frees) $(trace_sum initial) $(trace_sum orphans) $(trace_sum cpus)"
 	expect "trace summary of the fixture" "406 112 110 111 73 4 1 2" "$sum"
 	before=$(cat $D/trace)
-	# 100-byte writes without O_TRUNC: lines split across writes, the
-	# first write (offset 0) replacing, the others adding
+	# 100-byte writes without O_TRUNC: lines split across writes, one load
+	# installed at close
 	: >$D/trace
+	expect ": > trace clears" 0 "$(trace_sum events)"
 	dd if="$T" of=$D/trace bs=100 conv=notrunc 2>/dev/null
 	expect "trace loaded in 100-byte writes: the same summary" "$before" "$(cat $D/trace)"
 	expect "O_APPEND adds an event" "ok 407" "$(trace_wr 'fork 700 6000 cpu=1\n') $(trace_sum events)"
 	echo >$D/trace
-	expect "an empty line at offset 0 clears the trace" 0 "$(trace_sum events)"
+	expect "echo > trace (an empty trace) clears the trace" 0 "$(trace_sum events)"
 	set_all indexes=all keys=1024 pid_max=32768 repeat=1 cpus=all seed=5 fork_lookups=0 \
 		dist=uniform shape=dense workload=replay
 	r=$(wr testcase run)
@@ -317,13 +318,47 @@ t_replay() {
 	*) fail "appended bad line" "line $((lines + 2)) in last:, saw $(grep '^last:' $D/testcase)" ;;
 	esac
 	expect "trace kept after a refused append" "$before" "$(cat $D/trace)"
+	# a load of many writes (cat's 128 KiB, dd's 4 KiB) whose last line is
+	# bad: installed whole or not at all, the old trace kept
+	yes 'wait 5' | head -n 43000 >/tmp/trace-big.txt
+	echo 'bogus 5' >>/tmp/trace-big.txt
+	for how in cat dd; do
+		if [ $how = cat ]; then
+			err=$( (cat /tmp/trace-big.txt >$D/trace) 2>&1)
+		else
+			err=$(dd if=/tmp/trace-big.txt of=$D/trace bs=4096 2>&1)
+		fi
+		case "$err $(grep '^last:' $D/testcase) $(cat $D/trace)" in
+		*"Invalid argument"*"last: trace -22 trace line 43001: not fork"*"$before")
+			pass "a $how load of 301 KB in many writes, bad line 43001: refused, the old trace kept" ;;
+		*) fail "a $how load of many writes with a bad last line" "EINVAL naming line 43001, the trace kept, saw '$err', $(grep '^last:' $D/testcase), events $(trace_sum events)" ;;
+		esac
+	done
+	# a truncating open that wrote nothing does not clear a load made since
+	exec 3>$D/trace
+	cat "$T" >$D/trace
+	exec 3>&-
+	expect "exec 3>trace; cat f >trace; exec 3>&-: f's trace kept" "$before" "$(cat $D/trace)"
+	# an O_APPEND load during which another load replaced the trace: dropped
+	exec 3>>$D/trace
+	printf 'wait 1\n' >&3
+	printf 'wait 2\n' >$D/trace
+	exec 3>&-
+	case "$(trace_sum events) $(grep '^last:' $D/testcase)" in
+	"1 last: trace -11 "*"replaced the trace during this O_APPEND one"*) pass "an O_APPEND load outrun by another load: dropped, testcase says so" ;;
+	*) fail "O_APPEND load outrun by another" "1 event and last: saying the load was dropped, saw $(trace_sum events) events, $(grep '^last:' $D/testcase)" ;;
+	esac
+	cat "$T" >$D/trace
 	# one write() of 10 KB, parsed in 4 KB pieces, its last line bad: the
-	# pieces before it are taken back, whether it adds or replaces
+	# pieces before it are taken back, whether it adds or replaces (added
+	# without t=, which may not go back)
 	{ cat "$T"; echo 'bogus 5'; } >/tmp/trace-bad.txt
+	{ sed 's/ t=[0-9]*//' "$T"; echo 'bogus 5'; } >/tmp/trace-bad-not.txt
 	for how in append replace; do
 		flag=oflag=append
-		[ $how = append ] || flag=
-		err=$(dd if=/tmp/trace-bad.txt of=$D/trace bs=1M $flag conv=notrunc 2>&1)
+		tb=/tmp/trace-bad-not.txt
+		[ $how = append ] || { flag= && tb=/tmp/trace-bad.txt; }
+		err=$(dd if=$tb of=$D/trace bs=1M $flag conv=notrunc 2>&1)
 		want=$((lines + 1))
 		[ $how = append ] && want=$((lines + lines + 1))
 		case "$err $(grep '^last:' $D/testcase)" in
@@ -335,7 +370,7 @@ t_replay() {
 	done
 	long=$(printf 'wait 7 t=%0120d' 1)
 	expect "a line over 128 bytes refused" EINVAL "$(trace_wr "$long\n")"
-	for v in 'wait 0' 'wait 4194304' 'fork 5 5' 'exit' 'exit 5 t=1 cpu=1' 'exit 5 cpu=65536' \
+	for v in 'wait 0' 'wait 4194304' 'wait  5' 'exit' 'exit 5 t=1 cpu=1' 'exit 5 cpu=8192' \
 		'exit 5 level=33' 'exit 5 6' 'exit -5' 'Fork 1 2'; do
 		r=$(trace_wr "$v\n")
 		if [ "$r" = EINVAL ] && [ "$before" = "$(cat $D/trace)" ]; then
