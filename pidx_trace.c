@@ -63,6 +63,8 @@ void pidx_trace_mark(const struct pidx_trace *t, struct pidx_trace_mark *m)
 	m->lines = t->lines;
 	m->last_t = t->last_t;
 	m->has_t = t->has_t;
+	m->header_line = t->header_line;
+	m->header_events = t->header_events;
 	m->partial_len = t->partial_len;
 	memcpy(m->partial, t->partial, t->partial_len);
 }
@@ -74,6 +76,8 @@ void pidx_trace_rewind(struct pidx_trace *t, const struct pidx_trace_mark *m)
 	t->lines = m->lines;
 	t->last_t = m->last_t;
 	t->has_t = m->has_t;
+	t->header_line = m->header_line;
+	t->header_events = m->header_events;
 	t->partial_len = m->partial_len;
 	memcpy(t->partial, m->partial, m->partial_len);
 }
@@ -256,6 +260,24 @@ static int pidx_trace_grow(struct pidx_trace *t)
 	return 0;
 }
 
+#define PIDX_TRACE_HEADER	"# events recorded: "
+
+/* A comment: the first "# events recorded: N" header line noted. */
+static void pidx_trace_header(struct pidx_trace *t, const char *s, size_t len)
+{
+	size_t i, n = strlen(PIDX_TRACE_HEADER);
+	u64 v = 0;
+
+	if (t->header_line || len <= n || memcmp(s, PIDX_TRACE_HEADER, n) ||
+	    s[n] < '0' || s[n] > '9')
+		return;
+	/* any digits, a larger N than any trace's saturating */
+	for (i = n; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+		v = min_t(u64, v * 10 + (s[i] - '0'), U32_MAX);
+	t->header_line = t->lines + 1;
+	t->header_events = v;
+}
+
 /* The held line, whole: parsed, and appended if an event. */
 static int pidx_trace_take(struct pidx_trace *t, u32 *line, const char **why)
 {
@@ -268,6 +290,8 @@ static int pidx_trace_take(struct pidx_trace *t, u32 *line, const char **why)
 	ret = pidx_trace_line(t, t->partial, t->partial_len, &ev, &tv, &has_t, why);
 	if (ret < 0)
 		return ret;
+	if (!ret && t->partial_len && t->partial[0] == '#')
+		pidx_trace_header(t, t->partial, t->partial_len);
 	if (ret) {
 		if (t->nev == PIDX_TRACE_EVENTS_MAX) {
 			*why = "more than 1000000 events";
@@ -327,13 +351,20 @@ int pidx_trace_end(struct pidx_trace *t, u32 *line, const char **why)
 	struct pidx_trace_mark m;
 	int ret;
 
-	if (!t->partial_len)
-		return 0;
-	pidx_trace_mark(t, &m);
-	ret = pidx_trace_take(t, line, why);
-	if (ret)
-		pidx_trace_rewind(t, &m);
-	return ret;
+	if (t->partial_len) {
+		pidx_trace_mark(t, &m);
+		ret = pidx_trace_take(t, line, why);
+		if (ret) {
+			pidx_trace_rewind(t, &m);
+			return ret;
+		}
+	}
+	if (t->header_line && t->header_events != t->nev) {
+		*line = t->header_line;
+		*why = "the header's events recorded differ from the events in the trace";
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int pidx_trace_summary(const struct pidx_trace *t, struct pidx_trace_sum *sum)

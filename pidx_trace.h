@@ -58,6 +58,9 @@ struct pidx_trace {
 	u32 lines;		/* lines read whole, comments included */
 	u64 last_t;		/* the last t= seen, if has_t */
 	bool has_t;
+	/* the first "# events recorded: N" line's number (0: none yet) and N */
+	u32 header_line;
+	u64 header_events;
 	u32 partial_len;
 	char partial[PIDX_TRACE_LINE_MAX + 2];
 };
@@ -106,6 +109,8 @@ struct pidx_trace_mark {
 	u32 lines;
 	u64 last_t;
 	bool has_t;
+	u32 header_line;
+	u64 header_events;
 	u32 partial_len;
 	char partial[PIDX_TRACE_LINE_MAX + 2];
 };
@@ -124,7 +129,10 @@ int pidx_trace_copy(struct pidx_trace *dst, const struct pidx_trace *src);
  */
 int pidx_trace_feed(struct pidx_trace *t, const char *buf, size_t len,
 		    u32 *line, const char **why);
-/* The end of the text: a held partial line parsed as the last line. */
+/*
+ * The end of the text: a held partial line parsed as the last line, and
+ * the events counted against a "# events recorded: N" header line.
+ */
 int pidx_trace_end(struct pidx_trace *t, u32 *line, const char **why);
 /* Process context: needs 16 MB of kvcalloc() for a moment (-ENOMEM). */
 int pidx_trace_summary(const struct pidx_trace *t, struct pidx_trace_sum *sum);

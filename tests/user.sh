@@ -595,6 +595,11 @@ bad|an event in capitals|Fork 1 2\\n
 ok|a fork by the PID itself (the format allows it)|fork 5 5\\n
 bad|t= going back|wait 1 t=5\\nwait 1 t=4\\n
 ok|t= level, with lines without t= between|wait 1 t=5\\nwait 1\\nwait 1 t=5\\n
+ok|a header counting the events|# events recorded: 2\\nwait 2\\n
+bad|a header miscounting the events|# events recorded: 3\\nwait 2\\n
+ok|only the first header counts|# events recorded: 1\\n# events recorded: 5\\n
+ok|a header's count with a leading zero and a tail|# events recorded: 01 (x)\\n
+bad|a header's huge count|# events recorded: 99999999999999999999999\\n
 EOF
 	if [ "$bad" = 0 ]; then
 		pass "user: trace format: $n edge cases, pidx-user and check-trace.py agree with docs/traces.md"
