@@ -382,13 +382,21 @@ t_replay() {
 	expect "workload kept" replay "$(cat $D/workload)"
 	# a write during a run: -EBUSY, at write and at a truncating open
 	set_all workload=lookup indexes=idr pid_max=65536 keys=32768 ops=10000000 repeat=1
-	(echo run >$D/testcase) 2>/dev/null &
+	# a load written before the run and closed during it: dropped
+	exec 3>$D/trace
+	printf 'wait 9\n' >&3
+	(echo run >$D/testcase) 2>/dev/null 3>&- &
 	bgpid=$!
 	i=0
 	while ! grep -q 'state: running' $D/testcase && [ $i -lt 200 ]; do
 		sleep 0.05
 		i=$((i + 1))
 	done
+	exec 3>&-
+	case "$(grep '^last:' $D/testcase)" in
+	"last: trace -16 trace: a run was in flight at close: the load dropped") pass "a load closed during a run: dropped, testcase says so" ;;
+	*) fail "a load closed during a run" "last: saying it was dropped, saw $(grep '^last:' $D/testcase)" ;;
+	esac
 	expect "trace append during a run refused" EBUSY "$(trace_wr 'wait 1\n')"
 	err=$( (cat "$T" >$D/trace) 2>&1)
 	case "$err" in
