@@ -54,6 +54,7 @@ static void __exit pidx_exit(void)
 	/* waits for any file operation in flight, so no run is left */
 	pidx_debugfs_exit();
 	pidx_reset(&pidx_state);
+	pidx_trace_free(&pidx_state.trace);
 	pidx_fault_restore(old_mark);
 	bytes = atomic_long_read(&pidx_mem.bytes);
 	allocs = atomic_long_read(&pidx_mem.allocs);

@@ -16,6 +16,7 @@
 #include <linux/uaccess.h>
 #include "pidx_dist.h"
 #include "pidx_state.h"
+#include "pidx_trace.h"
 
 /* a cpulist of every CPU of a large machine fits; anything longer is junk */
 #define PIDX_WRITE_MAX	512
@@ -513,6 +514,7 @@ static const char *const pidx_cmd_names[] = {
 	[PIDX_CMD_RESET]	= "reset",
 	[PIDX_CMD_SELFTEST]	= "selftest",
 	[PIDX_CMD_RACETEST]	= "racetest",
+	[PIDX_CMD_TRACE]	= "trace",
 };
 
 static ssize_t pidx_testcase_write(struct file *file, const char __user *ubuf,
@@ -568,6 +570,232 @@ static const struct file_operations pidx_testcase_fops = {
 	.release	= single_release,
 };
 
+/*
+ * trace: the replay workload's trace (pidx_trace.h, docs/traces.md).  A
+ * load is installed at its close, whole, or not at all.  Each open for
+ * writing starts a load of its own: empty without O_APPEND; with O_APPEND,
+ * at its first write, a copy of the trace as it is then.  Every write adds
+ * to the load only, parsed as it comes (a last partial line held): a
+ * malformed line gets -EINVAL (-EFBIG past PIDX_TRACE_EVENTS_MAX events),
+ * testcase's last: line names it, and the load fails: later writes of
+ * that open get the same error.  A write while a run is in flight gets
+ * -EBUSY and fails the load too.  At close the outcome goes to testcase's
+ * last: line: a load that did not fail is installed whole, its held
+ * partial line read as its last line (a malformed one drops the load); an
+ * O_APPEND load is dropped if another was installed since its copy, and
+ * any load is dropped if a run is in flight.  An open that wrote nothing
+ * changes nothing, but one with O_TRUNC clears the trace (": > trace";
+ * "echo > trace" loads an empty trace, the same), unless another load was
+ * installed since its open.  Each install bumps the trace's generation.  A truncating open is
+ * refused with -EBUSY during a run.  Reading shows a summary, not the
+ * text.  All under cfg_lock.
+ */
+#define PIDX_TRACE_CHUNK	4096
+
+/* One open's load: seq_file's private. */
+struct pidx_trace_load {
+	struct pidx_trace t;
+	/* the trace's generation at the O_APPEND copy, or at an O_TRUNC open */
+	u32 gen;
+	bool append;
+	bool trunc;
+	bool started;		/* a write came: t holds the load */
+	int failed;		/* the error that failed the load, or 0 */
+};
+
+static struct pidx_trace_load *pidx_trace_load_of(struct file *file)
+{
+	return ((struct seq_file *)file->private_data)->private;
+}
+
+/* cfg_lock held: an outcome for testcase's last: line */
+static void pidx_trace_outcome(int ret, u32 line, const char *why)
+{
+	if (ret && line)
+		snprintf(pidx_ui->trace_why, sizeof(pidx_ui->trace_why),
+			 "trace line %u: %s", line, why);
+	else if (ret)
+		strscpy(pidx_ui->trace_why, why, sizeof(pidx_ui->trace_why));
+	pidx_ui->last_cmd = PIDX_CMD_TRACE;
+	pidx_ui->last_rc = ret;
+	pidx_ui->last_why = ret ? pidx_ui->trace_why : "";
+}
+
+/* cfg_lock held: @count bytes of @ubuf parsed into @t, in chunks */
+static int pidx_trace_feed_user(struct pidx_trace *t, const char __user *ubuf,
+				size_t count, char *buf, u32 *line, const char **why)
+{
+	size_t done, n;
+	int ret;
+
+	for (done = 0; done < count; done += n) {
+		n = min_t(size_t, count - done, PIDX_TRACE_CHUNK);
+		if (copy_from_user(buf, ubuf + done, n)) {
+			*why = "bad address";
+			return -EFAULT;
+		}
+		ret = pidx_trace_feed(t, buf, n, line, why);
+		if (ret)
+			return ret;
+		cond_resched();
+	}
+	return 0;
+}
+
+static ssize_t pidx_trace_write(struct file *file, const char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	struct pidx_trace_load *ld = pidx_trace_load_of(file);
+	const char *why = "";
+	u32 line = 0;
+	char *buf;
+	int ret;
+
+	if (!count)
+		return 0;
+	buf = kmalloc(PIDX_TRACE_CHUNK, GFP_KERNEL);
+	mutex_lock(&pidx_ui->cfg_lock);
+	if (ld->failed) {
+		ret = ld->failed;
+		goto out;
+	}
+	if (!buf) {
+		ret = -ENOMEM;
+		why = "trace: no memory for a write: the load failed";
+	} else if (pidx_ui->running) {
+		ret = -EBUSY;
+		why = "trace: a write during a run: the load failed";
+	} else if (!ld->started && ld->append) {
+		ret = pidx_trace_copy(&ld->t, &pidx_ui->trace);
+		ld->gen = pidx_ui->trace_gen;
+		why = "trace: no memory for a copy of the trace: the load failed";
+	} else {
+		ret = 0;
+	}
+	if (!ret) {
+		ld->started = true;
+		ret = pidx_trace_feed_user(&ld->t, ubuf, count, buf, &line, &why);
+	}
+	if (ret) {
+		ld->failed = ret;
+		pidx_trace_outcome(ret, line, why);
+	}
+out:
+	mutex_unlock(&pidx_ui->cfg_lock);
+	kfree(buf);
+	if (ret)
+		return ret;
+	*ppos += count;
+	return count;
+}
+
+static int pidx_trace_show(struct seq_file *m, void *v)
+{
+	struct pidx_trace_sum sum;
+	int ret;
+
+	mutex_lock(&pidx_ui->cfg_lock);
+	ret = pidx_trace_summary(&pidx_ui->trace, &sum);
+	mutex_unlock(&pidx_ui->cfg_lock);
+	if (ret)
+		return ret;
+	seq_printf(m, "events: %u\nforks: %u\nexits: %u\nwaits: %u\nfrees: %u\n",
+		   sum.events, sum.count[PIDX_TEV_FORK], sum.count[PIDX_TEV_EXIT],
+		   sum.count[PIDX_TEV_WAIT], sum.count[PIDX_TEV_FREE]);
+	seq_printf(m, "initial: %u\norphans: %u\ncpus: %u\nlines: %u\npending: %u\nreused: %u\n",
+		   sum.initial, sum.orphans, sum.cpus, sum.lines, sum.pending, sum.reused);
+	return 0;
+}
+
+static int pidx_trace_open(struct inode *inode, struct file *file)
+{
+	struct pidx_trace_load *ld = NULL;
+	int ret;
+
+	if (file->f_mode & FMODE_WRITE) {
+		if ((file->f_flags & O_TRUNC) && READ_ONCE(pidx_ui->running))
+			return -EBUSY;
+		ld = kzalloc(sizeof(*ld), GFP_KERNEL);
+		if (!ld)
+			return -ENOMEM;
+		pidx_trace_init(&ld->t);
+		ld->append = file->f_flags & O_APPEND;
+		ld->trunc = file->f_flags & O_TRUNC;
+		mutex_lock(&pidx_ui->cfg_lock);
+		ld->gen = pidx_ui->trace_gen;
+		mutex_unlock(&pidx_ui->cfg_lock);
+	}
+	ret = single_open(file, pidx_trace_show, ld);
+	if (ret)
+		kfree(ld);
+	return ret;
+}
+
+/* cfg_lock held: the load's outcome at close */
+static void pidx_trace_close(struct pidx_trace_load *ld)
+{
+	const char *why = "";
+	u32 line = 0;
+	int ret;
+
+	if (ld->failed)
+		return;
+	if (!ld->started && !ld->trunc)
+		return;
+	if (pidx_ui->running) {
+		pidx_trace_outcome(-EBUSY, 0,
+				   "trace: a run was in flight at close: the load dropped");
+		return;
+	}
+	if (ld->started && ld->append && ld->gen != pidx_ui->trace_gen) {
+		pidx_trace_outcome(-EAGAIN, 0,
+				   "trace: another load replaced the trace during this O_APPEND one: dropped");
+		return;
+	}
+	/* a truncation never clears a trace loaded since its open */
+	if (!ld->started && ld->gen != pidx_ui->trace_gen) {
+		pidx_trace_outcome(-EAGAIN, 0,
+				   "trace: another load came since this truncating open: not cleared");
+		return;
+	}
+	ret = pidx_trace_end(&ld->t, &line, &why);
+	if (ret) {
+		pidx_trace_outcome(ret, line, why);
+		strlcat(pidx_ui->trace_why, " (at close: the load dropped)",
+			sizeof(pidx_ui->trace_why));
+		return;
+	}
+	/* installed whole: an open with O_TRUNC that wrote nothing, empty */
+	pidx_trace_free(&pidx_ui->trace);
+	pidx_ui->trace = ld->t;
+	pidx_trace_init(&ld->t);
+	pidx_ui->trace_gen++;
+	pidx_trace_outcome(0, 0, "");
+}
+
+static int pidx_trace_release(struct inode *inode, struct file *file)
+{
+	struct pidx_trace_load *ld = pidx_trace_load_of(file);
+
+	if (ld) {
+		mutex_lock(&pidx_ui->cfg_lock);
+		pidx_trace_close(ld);
+		mutex_unlock(&pidx_ui->cfg_lock);
+		pidx_trace_free(&ld->t);
+		kfree(ld);
+	}
+	return single_release(inode, file);
+}
+
+static const struct file_operations pidx_trace_fops = {
+	.owner		= THIS_MODULE,
+	.open		= pidx_trace_open,
+	.read		= seq_read,
+	.write		= pidx_trace_write,
+	.llseek		= seq_lseek,
+	.release	= pidx_trace_release,
+};
+
 static void pidx_show_hypervisor(struct seq_file *m)
 {
 #ifdef CONFIG_X86
@@ -593,6 +821,10 @@ static void pidx_show_header(struct seq_file *m, const struct pidx_result *r)
 	if (r->workload == PIDX_WL_FORK)
 		seq_printf(m, " (%u lookups, %s exit)", r->fork_lookups,
 			   pidx_fork_exit_names[r->fork_exit]);
+	/* replay: ops is the most events one CPU replays; extra has the rest */
+	if (r->workload == PIDX_WL_REPLAY)
+		seq_printf(m, " of the trace (%u lookups a fork; ops setting not used)",
+			   r->fork_lookups);
 	seq_printf(m, ", mode %s, cpus %s (%u), keys %u, ops %u per CPU, pid_max %u, seed %llu, shape %s",
 		   pidx_mode_names[r->mode], r->cpus, r->ncpus, r->keys,
 		   r->ops, r->pid_max, r->seed, pidx_shape_names[r->shape]);
@@ -957,6 +1189,7 @@ int pidx_debugfs_init(struct pidx_state *st)
 	pidx_debugfs_file("available", 0400, NULL, &pidx_available_fops, &ret);
 	pidx_debugfs_file("memory", 0400, NULL, &pidx_memory_fops, &ret);
 	pidx_debugfs_file("stall_test", 0600, NULL, &pidx_stall_test_fops, &ret);
+	pidx_debugfs_file("trace", 0600, NULL, &pidx_trace_fops, &ret);
 	for (i = 0; i < ARRAY_SIZE(pidx_settings); i++)
 		pidx_debugfs_file(pidx_settings[i].name, 0600,
 				  (void *)&pidx_settings[i], &pidx_setting_fops, &ret);

@@ -295,26 +295,33 @@ static int pidx_dist_ranked(const struct pidx_config *cfg, struct pidx_shape_set
 int pidx_dist_make(const struct pidx_config *cfg, struct pidx_shape_set *set)
 {
 	u64 rng = pidx_rand_seed(cfg->seed, PIDX_DIST_STREAM);
+	u32 nkeys = set->nkeys;
 	int ret = 0;
 
 	set->dist_walk = NULL;
 	set->dist_len = 0;
 	/* none either for a storm that draws no lookup */
-	if (cfg->dist == PIDX_DIST_UNIFORM || !set->nkeys ||
+	if (cfg->dist == PIDX_DIST_UNIFORM ||
 	    !pidx_dist_applies(cfg->workload, cfg->mix[PIDX_MIX_LOOKUP],
 			       cfg->fork_lookups, cfg->keys))
 		return 0;
+	/*
+	 * replay: the walk is over the keys alone, the set's first keys, which
+	 * no event removes; the trace's own PIDs follow them in the set
+	 */
+	set->nkeys = cfg->keys;
 	if (cfg->dist == PIDX_DIST_SEQUENTIAL)
 		set->dist_len = set->nkeys;
 	else
 		set->dist_len = clamp(set->nkeys, PIDX_DIST_WALK_MIN, PIDX_DIST_WALK_MAX);
 	set->dist_walk = kvmalloc_array(set->dist_len, sizeof(u32), GFP_KERNEL);
 	if (!set->dist_walk)
-		return -ENOMEM;
-	if (cfg->dist == PIDX_DIST_SEQUENTIAL)
+		ret = -ENOMEM;
+	else if (cfg->dist == PIDX_DIST_SEQUENTIAL)
 		pidx_dist_sequential(set);
 	else
 		ret = pidx_dist_ranked(cfg, set, &rng);
+	set->nkeys = nkeys;
 	if (ret) {
 		kvfree(set->dist_walk);
 		set->dist_walk = NULL;

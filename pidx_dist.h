@@ -58,7 +58,8 @@ static inline bool pidx_dist_applies(enum pidx_workload workload, u32 mix_lookup
 {
 	return keys && (workload == PIDX_WL_LOOKUP ||
 			(workload == PIDX_WL_MIXED && mix_lookup) ||
-			(workload == PIDX_WL_FORK && fork_lookups));
+			((workload == PIDX_WL_FORK || workload == PIDX_WL_REPLAY) &&
+			 fork_lookups));
 }
 
 #endif /* _PIDX_DIST_H */

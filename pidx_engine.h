@@ -12,6 +12,8 @@
 #include <linux/mutex.h>
 #include "pidx.h"
 
+struct pidx_replay;
+
 enum pidx_workload {
 	PIDX_WL_LOOKUP,
 	PIDX_WL_INSERT,
@@ -19,6 +21,7 @@ enum pidx_workload {
 	PIDX_WL_MIXED,
 	PIDX_WL_FORK,
 	PIDX_WL_ITERATE,
+	PIDX_WL_REPLAY,		/* a recorded trace (pidx_trace.h) */
 	PIDX_NR_WORKLOADS
 };
 
@@ -124,6 +127,11 @@ struct pidx_config {
 	enum pidx_shape shape;
 	enum pidx_dist dist;
 	u32 dist_param;			/* zipf: S x 1000; recent: H */
+	/*
+	 * replay: the run's plan of its trace (pidx_trace.h), set by the run
+	 * for its own copy of the settings; NULL in the settings themselves
+	 */
+	const struct pidx_replay *replay;
 };
 
 enum pidx_verdict { PIDX_VERIFIED, PIDX_FAILED, PIDX_NOT_CHECKED, PIDX_NR_VERDICTS };
@@ -186,6 +194,7 @@ struct pidx_result {
 	u32 fork_lookups;
 	enum pidx_fork_exit fork_exit;
 	u64 fork_local_exits;		/* remote: own PIDs freed, window full */
+	u64 replay_orphans;		/* replay: events of a PID whose fork failed */
 
 	u32 dependent;			/* the setting: each lookup's key waited for the last */
 

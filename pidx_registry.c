@@ -32,6 +32,7 @@ const char *const pidx_workload_names[PIDX_NR_WORKLOADS] = {
 	[PIDX_WL_MIXED]		= "mixed",
 	[PIDX_WL_FORK]		= "fork",
 	[PIDX_WL_ITERATE]	= "iterate",
+	[PIDX_WL_REPLAY]	= "replay",
 };
 
 const char *const pidx_mode_names[PIDX_NR_MODES] = {

@@ -13,6 +13,7 @@
 #include "pidx_hooks.h"
 #include "pidx_state.h"
 #include "pidx_substrate.h"
+#include "pidx_trace.h"
 
 /* Enough for a full sweep; the oldest rows go first beyond it. */
 #define PIDX_RESULTS_MAX	20000
@@ -105,11 +106,49 @@ static const char *pidx_storm_failed_why(int ret)
 	return "an index's storm failed: see dmesg";
 }
 
+/*
+ * replay: a trace at all; under cfg_lock, as the installs of trace are.
+ * An installed trace holds whole lines only (pidx_debugfs.c), and a run
+ * leaves it as it is.  0, or the refusal with its reason in st->trace_why.
+ */
+static int pidx_trace_ready(struct pidx_state *st)
+{
+	if (!st->trace.nev) {
+		strscpy(st->trace_why, "workload replay: no trace loaded (write one to trace)",
+			sizeof(st->trace_why));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * replay: the trace laid out for the run's CPUs, and the live set's room
+ * for its initially-live PIDs beside the keys, checked again with them.
+ */
+static int pidx_replay_plan(struct pidx_state *st, struct pidx_config *cfg,
+			    struct pidx_replay *plan, const char **why)
+{
+	int ret;
+
+	ret = pidx_replay_make(&st->trace, cpumask_weight(&cfg->cpus), plan);
+	if (ret) {
+		*why = "no memory for the trace's plan";
+		return ret;
+	}
+	cfg->replay = plan;
+	if (pidx_live_keys(cfg) > pidx_space(cfg->pid_max)) {
+		*why = "keys + the trace's initially-live PIDs exceed pid_max - 1";
+		return -ENOSPC;
+	}
+	return pidx_shape_check(cfg, why);
+}
+
 int pidx_run(struct pidx_state *st)
 {
 	/* serialized by run_lock */
 	static struct pidx_config cfg;
 	static struct pidx_shape_set shape;
+	static struct pidx_replay plan;
 	u8 order[PIDX_MAX_INDEXES];
 	struct pidx_storm_ctx ctx = {};
 	struct pidx_result *res;
@@ -124,6 +163,16 @@ int pidx_run(struct pidx_state *st)
 		return -EBUSY;
 	mutex_lock(&st->cfg_lock);
 	cfg = st->cfg;
+	ret = cfg.workload == PIDX_WL_REPLAY ? pidx_trace_ready(st) : 0;
+	if (ret) {
+		pr_err("pidx: run refused (%d): %s\n", ret, st->trace_why);
+		st->last_cmd = PIDX_CMD_RUN;
+		st->last_rc = ret;
+		st->last_why = st->trace_why;
+		mutex_unlock(&st->cfg_lock);
+		mutex_unlock(&st->run_lock);
+		return ret;
+	}
 	st->running = true;
 	mutex_unlock(&st->cfg_lock);
 
@@ -144,6 +193,8 @@ int pidx_run(struct pidx_state *st)
 	cpus_read_lock();
 	ret = pidx_check_config(&cfg, &why);
 	cpus_read_unlock();
+	if (!ret && cfg.workload == PIDX_WL_REPLAY)
+		ret = pidx_replay_plan(st, &cfg, &plan, &why);
 	if (ret) {
 		pr_err("pidx: run refused (%d): %s\n", ret, why);
 		goto out;
@@ -212,11 +263,14 @@ int pidx_run(struct pidx_state *st)
 		}
 	}
 	pidx_shape_free(&shape);
+	/* after every storm: each worker has finished with its events */
+	pidx_replay_free(&plan);
 	/* a live set not made has said why already */
 	if (ret && !*why)
 		why = pidx_storm_failed_why(ret);
 	pr_info("pidx: run %u ends (%d)\n", st->run_no, ret);
 out:
+	pidx_replay_free(&plan);
 	mutex_lock(&st->cfg_lock);
 	if (why == pidx_storm_why) {
 		strscpy(st->storm_why_shown, pidx_storm_why, sizeof(st->storm_why_shown));

@@ -36,14 +36,14 @@
 
 int pidx_shape_check(const struct pidx_config *cfg, const char **why)
 {
-	u32 space = cfg->pid_max - 1;
+	u32 space = cfg->pid_max - 1, keys = pidx_live_keys(cfg);
 
-	if (cfg->shape == PIDX_SHAPE_SPREAD && space / 2 < cfg->keys) {
+	if (cfg->shape == PIDX_SHAPE_SPREAD && space / 2 < keys) {
 		*why = "shape spread needs pid_max - 1 >= 2 x keys";
 		return -ENOSPC;
 	}
 	if (cfg->shape == PIDX_SHAPE_AGED &&
-	    (space <= PIDX_RESERVED_PIDS || cfg->keys > space - PIDX_RESERVED_PIDS)) {
+	    (space <= PIDX_RESERVED_PIDS || keys > space - PIDX_RESERVED_PIDS)) {
 		*why = "shape aged needs keys <= pid_max - 1 - 300";
 		return -ENOSPC;
 	}
@@ -101,11 +101,11 @@ static int pidx_cmp_u64(const void *a, const void *b)
 static int pidx_aged_make(const struct pidx_config *cfg, struct pidx_shape_set *set)
 {
 	struct pidx_aged_sim sim = { .pid_max = cfg->pid_max, .cursor = 0 };
-	u32 n = cfg->keys, start[PIDX_AGED_CLASSES], size[PIDX_AGED_CLASSES];
+	u32 n = pidx_live_keys(cfg), start[PIDX_AGED_CLASSES], size[PIDX_AGED_CLASSES];
 	u32 weight[PIDX_AGED_CLASSES], total = 0, churn, target, i, c;
 	u64 rng = pidx_rand_seed(cfg->seed, 0xfffe);
 	/* far past what 2 wraps take: each fork moves the cursor 1 at least */
-	u64 limit = 8ULL * cfg->pid_max + n;
+	u64 limit = 8ULL * cfg->pid_max + pidx_live_keys(cfg);
 	int pid, ret = -ENOMEM;
 
 	sim.taken = bitmap_zalloc(cfg->pid_max, GFP_KERNEL);
@@ -190,15 +190,15 @@ int pidx_shape_make(const struct pidx_config *cfg, struct pidx_shape_set *set)
 
 	memset(set, 0, sizeof(*set));
 	set->shape = cfg->shape;
-	set->nkeys = cfg->keys;
+	set->nkeys = pidx_live_keys(cfg);
 	set->seed = cfg->seed;
 	ret = pidx_shape_check(cfg, &why);
-	if (ret || !cfg->keys)
+	if (ret || !set->nkeys)
 		return ret;
 	switch (cfg->shape) {
 	case PIDX_SHAPE_SPREAD:
-		set->scale = div64_u64((u64)(cfg->pid_max - 1) << 32, cfg->keys);
-		set->cursor = pidx_shape_key(set, cfg->keys - 1) + 1;
+		set->scale = div64_u64((u64)(cfg->pid_max - 1) << 32, set->nkeys);
+		set->cursor = pidx_shape_key(set, set->nkeys - 1) + 1;
 		break;
 	case PIDX_SHAPE_AGED:
 		ret = pidx_aged_make(cfg, set);

@@ -16,6 +16,7 @@
 #define _PIDX_SHAPE_H
 
 #include "pidx_engine.h"
+#include "pidx_trace.h"
 
 /* aged: the classes of processes that exit and are replaced (pidx_shape.c) */
 #define PIDX_AGED_CLASSES	4
@@ -53,6 +54,15 @@ struct pidx_shape_set {
 	u64 forks;		/* aged: simulated forks, boot included */
 	u32 daemons;		/* aged: boot-time processes that never exit */
 };
+
+/*
+ * The PIDs a run's set holds: keys, and under replay the trace's
+ * initially-live PIDs after them (pidx_trace.h).
+ */
+static inline u32 pidx_live_keys(const struct pidx_config *cfg)
+{
+	return cfg->keys + (cfg->replay ? cfg->replay->initial : 0);
+}
 
 /*
  * -ENOSPC, saying why, when the shape does not fit the space: spread needs

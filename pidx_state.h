@@ -13,6 +13,7 @@
 #include <linux/mutex.h>
 #include "pidx_engine.h"
 #include "pidx_storm.h"
+#include "pidx_trace.h"
 
 /* Text of a selftest, see struct pidx_state's selftest_log and _shown. */
 struct pidx_log {
@@ -26,7 +27,7 @@ void pidx_log_free(struct pidx_log *log);
 
 enum pidx_last_cmd {
 	PIDX_CMD_NONE, PIDX_CMD_RUN, PIDX_CMD_RESET, PIDX_CMD_SELFTEST,
-	PIDX_CMD_RACETEST,
+	PIDX_CMD_RACETEST, PIDX_CMD_TRACE,
 };
 
 struct pidx_state {
@@ -66,6 +67,17 @@ struct pidx_state {
 
 	/* debugfs stall_test, ms: taken (and zeroed) by the next storm */
 	u32 stall_test_ms;
+
+	/*
+	 * The replay workload's trace (debugfs trace): written under cfg_lock
+	 * while no run is in flight; a run reads it without the lock, since
+	 * every write is refused while st->running.
+	 */
+	struct pidx_trace trace;
+	/* bumped at each install of a load into trace (cfg_lock) */
+	u32 trace_gen;
+	/* why the last trace write or replay run was refused (cfg_lock) */
+	char trace_why[PIDX_TRACE_WHY_MAX + 32];
 };
 
 /* The run (pidx_run.c): the selected indexes stormed and their rows kept. */

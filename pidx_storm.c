@@ -23,6 +23,7 @@
 #include <linux/topology.h>
 #include "pidx_dist.h"
 #include "pidx_storm.h"
+#include "pidx_trace.h"
 
 char pidx_storm_why[PIDX_STORM_WHY_MAX];
 
@@ -142,7 +143,8 @@ void pidx_result_init(struct pidx_result *res, const struct pidx_ops *ops,
 	pidx_cpulist(res->cpus, sizeof(res->cpus), &cfg->cpus);
 	res->ncpus = cpumask_weight(&cfg->cpus);
 	res->keys = cfg->keys;
-	res->ops = cfg->ops;
+	/* replay: the ops setting is not used; the most events one CPU replays */
+	res->ops = cfg->replay ? cfg->replay->most : cfg->ops;
 	res->pid_max = cfg->pid_max;
 	res->seed = cfg->seed;
 	res->trace_visits = cfg->trace_visits;
@@ -191,7 +193,12 @@ int pidx_storm_setup(struct pidx_storm *s, const char **why)
 	ret = pidx_plan(cfg, s->nworkers, &slice, &ring_cap, why);
 	if (ret)
 		return ret;
-	s->batch = pidx_batch(cfg->ops);
+	if (cfg->workload == PIDX_WL_REPLAY &&
+	    (!cfg->replay || cfg->replay->ncpus != s->nworkers)) {
+		*why = "replay: no plan of the trace for these CPUs";
+		return -EINVAL;
+	}
+	s->batch = pidx_batch(cfg->replay ? cfg->replay->most : cfg->ops);
 	s->workers = kcalloc(s->nworkers, sizeof(*s->workers), GFP_KERNEL);
 	s->worker_of = kcalloc(nr_cpu_ids, sizeof(*s->worker_of), GFP_KERNEL);
 	if (!s->workers || !s->worker_of)
@@ -199,6 +206,12 @@ int pidx_storm_setup(struct pidx_storm *s, const char **why)
 	s->nkeys = cfg->keys;
 	s->stable = cfg->keys - slice * s->nworkers;
 	s->slice = slice;
+	/*
+	 * replay: the trace's initially-live PIDs are prefilled after the
+	 * keys (the background, never deleted), and may be freed by it
+	 */
+	if (cfg->replay)
+		s->nkeys = cfg->keys + cfg->replay->initial;
 
 	for_each_cpu(cpu, &cfg->cpus) {
 		struct pidx_worker *w = &s->workers[wi];
@@ -206,6 +219,16 @@ int pidx_storm_setup(struct pidx_storm *s, const char **why)
 		w->storm = s;
 		w->cpu = cpu;
 		w->rng = pidx_rand_seed(cfg->seed, cpu);
+		w->nops = cfg->ops;
+		if (cfg->replay) {
+			const struct pidx_replay_cpu *rc = &cfg->replay->cpu[wi];
+
+			w->nops = rc->nev;
+			w->rev = rc->ev;
+			w->rmap = kvcalloc(max(rc->ninc, 1U), sizeof(u32), GFP_KERNEL);
+			if (!w->rmap)
+				return -ENOMEM;
+		}
 		w->ring_cap = ring_cap;
 		if (ring_cap) {
 			w->ring = kvmalloc_array(ring_cap, sizeof(u32), GFP_KERNEL);
@@ -281,7 +304,7 @@ static int pidx_prefill_shape(struct pidx_storm *s)
 	unsigned int tries;
 	u32 i, key;
 
-	for (i = 0; i < cfg->keys; i++) {
+	for (i = 0; i < s->nkeys; i++) {
 		key = pidx_shape_key(s->shape, i);
 		/* a sparse set has no key at most multiples of 64: a new run */
 		if (cfg->node == PIDX_NODE_INTERLEAVE && !s->ops->alloc_ranges &&
@@ -298,7 +321,7 @@ static int pidx_prefill_shape(struct pidx_storm *s)
 		if (ret == -ENOMEM) {
 			snprintf(pidx_storm_why, sizeof(pidx_storm_why),
 				 "prefill of %s: no memory for key %u of %u in %u tries: not stormed",
-				 s->ops->name, i + 1, cfg->keys, PIDX_PREFILL_TRIES);
+				 s->ops->name, i + 1, s->nkeys, PIDX_PREFILL_TRIES);
 			pr_err("pidx: %s\n", pidx_storm_why);
 		}
 		if (ret) {
@@ -327,7 +350,7 @@ int pidx_prefill(struct pidx_storm *s)
 
 	if (s->shape->shape != PIDX_SHAPE_DENSE)
 		return pidx_prefill_shape(s);
-	for (i = 0; i < cfg->keys; i++) {
+	for (i = 0; i < s->nkeys; i++) {
 		int pid;
 
 		/*
@@ -350,7 +373,7 @@ int pidx_prefill(struct pidx_storm *s)
 		if (pid == -ENOMEM) {
 			snprintf(pidx_storm_why, sizeof(pidx_storm_why),
 				 "prefill of %s: no memory for key %u of %u in %u tries: not stormed",
-				 s->ops->name, i + 1, cfg->keys, PIDX_PREFILL_TRIES);
+				 s->ops->name, i + 1, s->nkeys, PIDX_PREFILL_TRIES);
 			pr_err("pidx: %s\n", pidx_storm_why);
 		}
 		if (pid < 0)
@@ -382,7 +405,17 @@ int pidx_storm_deal(struct pidx_storm *s)
 		s->ops->nodes(s->idx, s->mem_nodes);
 		s->mem_nodes_known = true;
 	}
-	pidx_order_init(s, &rng);
+	/*
+	 * replay: the keys in the shape's own order, so that [0, stable) are
+	 * the background and the initially-live PIDs follow (pidx_trace.h)
+	 */
+	if (s->cfg->replay) {
+		s->perm_mul = 1;
+		s->perm_add = 0;
+		s->perm_inv = 1;
+	} else {
+		pidx_order_init(s, &rng);
+	}
 	/* a miss of a key off the dense range finds its owner here */
 	if (s->shape->shape != PIDX_SHAPE_DENSE && s->stable && s->stable < s->nkeys) {
 		s->stable_map = bitmap_zalloc(s->cfg->pid_max, GFP_KERNEL);
@@ -397,6 +430,13 @@ int pidx_storm_deal(struct pidx_storm *s)
 		for (n = 0; n < s->slice; n++)
 			w->ring[n] = pidx_key_of(s, s->stable + wi * s->slice + n);
 		w->ring_len = s->slice;
+		if (s->cfg->replay) {
+			const struct pidx_replay_cpu *rc = &s->cfg->replay->cpu[wi];
+
+			for (n = 0; n < rc->ninit; n++)
+				w->rmap[rc->init[2 * n]] =
+					pidx_key_of(s, s->stable + rc->init[2 * n + 1]);
+		}
 		/* the CPUs' walks start apart, so they do not look up in step */
 		w->walk_pos = (u64)(s->shape->dist_walk ? s->shape->dist_len : s->nkeys) *
 			      wi / s->nworkers;
@@ -431,6 +471,17 @@ static u32 pidx_check_contents(struct pidx_storm *s, struct pidx_result *res)
 			u32 key = w->ring[(w->ring_head + n) % w->ring_cap];
 
 			if (__test_and_set_bit(key, expect))
+				pidx_fail(res, "PID %u handed out twice", key);
+			else
+				nexpect++;
+		}
+		/* replay: the numbers of the incarnations live at the end */
+		for (n = 0; w->rmap && n < s->cfg->replay->cpu[i].ninc; n++) {
+			u32 key = w->rmap[n];
+
+			if (!key)
+				continue;
+			if (key >= pid_max || __test_and_set_bit(key, expect))
 				pidx_fail(res, "PID %u handed out twice", key);
 			else
 				nexpect++;
@@ -589,6 +640,7 @@ static void pidx_summarize(struct pidx_storm *s, struct pidx_result *res)
 		res->fails += w->fails;
 		res->errors += w->errors;
 		res->fork_local_exits += w->local_exits;
+		res->replay_orphans += w->orphans;
 		if (w->errors)
 			pidx_fail(res, "CPU %u: %s (key %u)", w->cpu, w->bad_why,
 				  w->bad_key);
@@ -646,6 +698,29 @@ static void pidx_fill_mem_nodes(struct pidx_result *res, struct pidx_storm *s)
 }
 
 /*
+ * replay: the trace's facts first in extra, so that the index's own do not
+ * crowd them out: its events, that its PIDs were mapped to the index's
+ * numbers, its initially-live PIDs, the events whose PID was not live, and
+ * the events each CPU replayed ('/' between CPUs: no commas in a row).
+ */
+static void pidx_replay_extra(struct pidx_storm *s, struct pidx_result *res)
+{
+	const struct pidx_replay *r = s->cfg->replay;
+	char tag[sizeof(res->extra)];
+	unsigned int i;
+	size_t n;
+
+	n = scnprintf(tag, sizeof(tag), "trace=%u;pids=mapped;initial=%u;orphans=%llu;cpu_events=",
+		      r->events, r->initial, r->orphans + res->replay_orphans);
+	for (i = 0; i < r->ncpus; i++)
+		n += scnprintf(tag + n, sizeof(tag) - n, "%s%u", i ? "/" : "", r->cpu[i].nev);
+	/* the index's facts after them, cut short if they must be */
+	if (*res->extra)
+		scnprintf(tag + n, sizeof(tag) - n, ";%s", res->extra);
+	strscpy(res->extra, tag, sizeof(res->extra));
+}
+
+/*
  * After a storm that ran to its end: its figures, then whether the index
  * is consistent (verify(), which reports to @log, where the substrate's
  * messages go) and holds what the storm implies (the oracle), its memory
@@ -677,6 +752,8 @@ void pidx_storm_check(struct pidx_storm *s, struct pidx_result *res,
 		scnprintf(res->extra + len, sizeof(res->extra) - len, "%slocal_exits=%llu",
 			  len ? ";" : "", res->fork_local_exits);
 	}
+	if (s->cfg->replay)
+		pidx_replay_extra(s, res);
 }
 
 /*
@@ -695,6 +772,7 @@ void pidx_storm_end(struct pidx_storm *s, struct pidx_result *res,
 		for (i = 0; i < s->nworkers; i++) {
 			kvfree(s->workers[i].ring);
 			kvfree(s->workers[i].lat);
+			kvfree(s->workers[i].rmap);
 		}
 	}
 	kfree(s->workers);
@@ -759,6 +837,8 @@ void pidx_csv_row(char *buf, size_t size, const struct pidx_result *r,
 	if (r->workload == PIDX_WL_FORK)
 		n += scnprintf(buf + n, size - n, "%u,%s,", r->fork_lookups,
 			       pidx_fork_exit_names[r->fork_exit]);
+	else if (r->workload == PIDX_WL_REPLAY)
+		n += scnprintf(buf + n, size - n, "%u,n/a,", r->fork_lookups);
 	else
 		n += scnprintf(buf + n, size - n, "n/a,n/a,");
 	/* the storms whose lookups it chains */

@@ -84,7 +84,7 @@ static void pidx_ipi_round(void *info)
 	struct pidx_worker *w = &s->workers[s->worker_of[smp_processor_id()]];
 	u64 t0 = ktime_get_ns();
 
-	if (w->done < s->cfg->ops)
+	if (w->done < w->nops)
 		pidx_run_batch(w);
 	/* interrupts are off for the whole callback */
 	w->irqs_off_max_ns = max(w->irqs_off_max_ns, ktime_get_ns() - t0);
@@ -101,10 +101,13 @@ static void pidx_ipi_warmup(void *info)
 
 static int pidx_storm_ipi(struct pidx_storm *s)
 {
-	u32 rounds = DIV_ROUND_UP(s->cfg->ops, s->batch);
 	unsigned int i;
+	u32 r, rounds = 0;
 	u64 t0;
-	u32 r;
+
+	/* replay: as many rounds as the CPU with the most events needs */
+	for (i = 0; i < s->nworkers; i++)
+		rounds = max(rounds, DIV_ROUND_UP(s->workers[i].nops, s->batch));
 
 	for (i = 0; i < s->nworkers; i++)
 		pidx_pmu_mark(&s->workers[i].pmu, false);
@@ -144,7 +147,7 @@ static int pidx_kthread_fn(void *arg)
 	/* the storm's own allocations, not the thread's exit, may be failed */
 	old_mark = pidx_fault_mark(pidx_storm_faults & PIDX_FAULT_STORM);
 	pidx_pmu_mark(&w->pmu, false);
-	while (w->done < s->cfg->ops && !READ_ONCE(s->abort)) {
+	while (w->done < w->nops && !READ_ONCE(s->abort)) {
 		t0 = ktime_get_ns();
 		pidx_run_batch(w);
 		w->batch_max_ns = max(w->batch_max_ns, ktime_get_ns() - t0);

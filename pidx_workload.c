@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pidx workloads: the operations of every storm (lookup, insert, delete,
- * mixed, fork, iterate) with the checks of their results, the batch timing
+ * mixed, fork, iterate, replay) with the checks of their results, the batch timing
  * and latency sampling around them, and each workload's plan.  Built into
  * the module and, unchanged, into user/pidx-user (see pidx_workload.h).
  */
@@ -13,6 +13,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include "pidx_registry.h"
+#include "pidx_trace.h"
 #include "pidx_workload.h"
 
 static const char pidx_why_missed[] = "lookup missed a key present for the whole storm";
@@ -616,6 +617,79 @@ static void pidx_op_fork(struct pidx_worker *w)
 	pidx_fork_exit(w, w->exit_from, cfg->fork_window, U32_MAX);
 }
 
+/*
+ * replay: this CPU's next event of the trace (pidx_trace.h), read in order
+ * from its own array.  fork: alloc() as fork does, the number mapped to
+ * the new incarnation, then fork_lookups lookups of it (of the dist's walk
+ * under a dist other than uniform, as a fork storm's); exit and wait: one
+ * lookup of a live number, which must hit; free: its removal.  An event
+ * whose incarnation has no number (its fork failed) is an orphan.
+ */
+static void pidx_op_replay(struct pidx_worker *w)
+{
+	struct pidx_storm *s = w->storm;
+	const struct pidx_config *cfg = s->cfg;
+	u32 e = w->rev[w->rpos++], inc = e & PIDX_REPLAY_INC_MASK;
+	u32 pid = w->rmap[inc];
+	bool hit = true;
+	unsigned int i;
+	int ret;
+
+	switch (e >> PIDX_REPLAY_OP_SHIFT) {
+	case PIDX_TEV_FORK:
+		ret = s->ops->alloc(s->idx, s->gfp);
+		if (ret == -ENOSPC || ret == -ENOMEM) {
+			w->fails++;
+			return;
+		}
+		if (ret < 1 || ret >= cfg->pid_max) {
+			pidx_worker_error(w, ret, "alloc returned a number outside [1, pid_max)");
+			return;
+		}
+		w->rmap[inc] = ret;
+		if (cfg->fork_lookups && s->shape->dist_walk) {
+			for (i = 0; i < cfg->fork_lookups; i++)
+				pidx_lookup_pid(w, pidx_walk_key(s->shape, &w->walk_pos));
+		} else if (cfg->fork_lookups) {
+			rcu_read_lock();
+			for (i = 0; i < cfg->fork_lookups; i++)
+				hit &= s->ops->lookup(s->idx, ret);
+			rcu_read_unlock();
+			if (!hit)
+				pidx_worker_error(w, ret, "lookup missed a PID just allocated");
+		}
+		return;
+	case PIDX_TEV_FREE:
+		if (!pid) {
+			w->orphans++;
+			return;
+		}
+		ret = s->ops->remove(s->idx, pid);
+		if (!ret) {
+			w->rmap[inc] = 0;
+			return;
+		}
+		/* still in the index (pidx.h): the oracle expects it there */
+		if (ret == -ENOMEM && s->ops->remove_may_fail) {
+			w->fails++;
+			return;
+		}
+		pidx_worker_error(w, pid, "remove of a live trace PID failed");
+		return;
+	default:
+		/* exit and wait: the signal to the parent, the parent's wait */
+		if (!pid) {
+			w->orphans++;
+			return;
+		}
+		rcu_read_lock();
+		hit = s->ops->lookup(s->idx, pid);
+		rcu_read_unlock();
+		if (!hit)
+			pidx_worker_error(w, pid, "lookup missed a live trace PID");
+	}
+}
+
 /* one find_ge step of a /proc readdir; a full pass must see every key */
 static void pidx_op_iterate(struct pidx_worker *w)
 {
@@ -659,6 +733,9 @@ static void pidx_one_op(struct pidx_worker *w)
 	case PIDX_WL_ITERATE:
 		pidx_op_iterate(w);
 		break;
+	case PIDX_WL_REPLAY:
+		pidx_op_replay(w);
+		break;
 	default:
 		break;
 	}
@@ -695,7 +772,7 @@ static void pidx_record_latency(struct pidx_worker *w, u64 ns)
 void pidx_run_batch(struct pidx_worker *w)
 {
 	const struct pidx_config *cfg = w->storm->cfg;
-	u32 n = min(w->storm->batch, cfg->ops - w->done);
+	u32 n = min(w->storm->batch, w->nops - w->done);
 	bool per_op = w->batches % PIDX_LAT_EVERY == PIDX_LAT_EVERY - 1;
 	u64 t0, t1;
 	u32 i;

@@ -62,6 +62,17 @@ struct pidx_worker {
 
 	u32 walk_pos;			/* this CPU's place in the aged or dist walk */
 
+	u32 nops;			/* operations to run: ops, or replay's events */
+	/*
+	 * replay: this CPU's events (the run's plan, read in order) and its
+	 * map from each incarnation it owns to the number alloc() gave it (0:
+	 * not live).  Only this CPU reads or writes the map during the storm.
+	 */
+	const u32 *rev;
+	u32 *rmap;
+	u32 rpos;
+	u64 orphans;			/* events whose PID's fork had failed */
+
 	/* bounds: the longest ipi callback (irqs off) and kthread batch */
 	u64 irqs_off_max_ns;
 	u64 batch_max_ns;

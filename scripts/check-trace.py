@@ -15,6 +15,7 @@ limit, naming FILE:LINE; 2 when FILE cannot be read.
 
 Usage: scripts/check-trace.py FILE[.xz]
 """
+import collections
 import lzma
 import re
 import sys
@@ -30,10 +31,6 @@ ARGS = {'fork': 2, 'exit': 1, 'wait': 1, 'free': 1}
 OPTIONAL = ('cpu', 't', 'level')
 NUM = re.compile(r'0|[1-9][0-9]*')
 HEADER_EVENTS = re.compile(rb'# events recorded: ([0-9]+)')
-
-# a PID's state, as the trace tells it
-LIVE, EXITED, FREED = 1, 2, 3
-
 
 class Bad(Exception):
     pass
@@ -130,26 +127,28 @@ def check(path):
         counts[kind] += 1
         if 'cpu' in fields:
             cpus.add(fields['cpu'])
-        # the PIDs' lives: a PID seen first other than as a fork's child was
+        # the PIDs' lives: each PID a FIFO of live incarnations (a fork
+        # pushes one, a free pops the oldest, an exit names the newest), each
+        # True once exited; a PID seen first other than as a fork's child was
         # live when the recording began
         for i, p in enumerate(pids):
             child = kind == 'fork' and i == 1
-            s = state.get(p)
+            q = state.get(p)
             if child:
-                if s in (LIVE, EXITED):
+                if q:
                     fork_live += 1
-                state[p] = LIVE
+                state.setdefault(p, collections.deque()).append(False)
                 continue
-            if s is None:
+            if q is None:
                 before_fork += 1
-                s = LIVE
-            elif s == FREED:
+                q = state[p] = collections.deque([False])
+            elif not q:
                 not_live += 1
+                continue
             if kind == 'exit':
-                s = EXITED
+                q[-1] = True
             elif kind == 'free':
-                s = FREED
-            state[p] = s
+                q.popleft()
     if header_events is not None and header_events != events:
         print(f"check-trace: {path}: the header says {header_events} events recorded, "
               f"the trace has {events}", file=sys.stderr)
@@ -161,7 +160,7 @@ def check(path):
     print(f"PIDs used before forked: {before_fork}")
     print(f"forks of a PID still live: {fork_live}")
     print(f"uses of a PID after its free: {not_live}")
-    print(f"exited, not freed at the end: {sum(1 for s in state.values() if s == EXITED)}")
+    print(f"exited, not freed at the end: {sum(sum(q) for q in state.values())}")
     print(f"CPUs seen: {len(cpus)}" + (f" ({','.join(map(str, sorted(cpus)))})" if cpus else ''))
     if last_t is not None:
         print(f"last t: {last_t} us")

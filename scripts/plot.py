@@ -41,6 +41,8 @@ for each other) appear only in ratio_to_idr, as bars of their own, and not
 at all under cachegrind, which counts both settings alike.  Rows whose
 lookups another dist than uniform drew (zipf:S, recent:H, sequential) are
 left out of every figure, which compare uniform lookups (with a warning).
+Replay rows (workload=replay) are a workload of their own per trace,
+labelled with the trace's event count from extra (replay 406ev).
 A results.csv
 without those columns reads as trace_visits=0, node=any, pmu n/a,
 dependent=0, dist=uniform.
@@ -95,7 +97,8 @@ INDEX_MARKERS = {"idr": "o", "skiplist": "s", "rbskip": "^"}
 SPARE_MARKERS = ["D", "v", "P", "X", "<", ">"]
 MODE_MARKERS = {"ipi": "o", "kthread": "^"}
 NULL_COLOR = "#7f7f7f"
-WORKLOAD_ORDER = ["lookup", "insert", "delete", "mixed", "fork", "iterate"]
+WORKLOAD_ORDER = ["lookup", "insert", "delete", "mixed", "fork", "iterate",
+                  "replay"]
 TCG_NOTE = ("QEMU TCG emulation: absolute times are not hardware times; "
             "compare indexes within one boot")
 KVM_NOTE = ("QEMU/KVM guest: absolute times include virtualisation; "
@@ -361,6 +364,12 @@ def check_new_columns(row, path, line):
 def workload_label(row):
     if row["workload"] == "mixed" and row["mix"]:
         return f"mixed {row['mix']}"
+    # replays of different traces are different workloads: the trace's
+    # event count (extra's trace=N) tells them apart
+    if row["workload"] == "replay":
+        for kv in (row.get("extra") or "").split(";"):
+            if kv.startswith("trace="):
+                return f"replay {kv[len('trace='):]}ev"
     return row["workload"]
 
 

@@ -293,6 +293,10 @@ build_initramfs() { # DEST ACCEL
 			if [ -e "$f" ]; then cp -L "$f" "$st/pidx/"; fi
 		done
 	fi
+	# the replay tests' traces (tests/fixtures/trace-*.txt), beside the scripts
+	for f in "$REPO"/tests/fixtures/trace-*.txt; do
+		if [ -e "$f" ]; then cp -L "$f" "$st/pidx/"; fi
+	done
 	for f in ${files[@]+"${files[@]}"}; do
 		[ -e "$f" ] || die -c 2 "--file $f not found"
 		cp -rL "$f" "$st/pidx/"

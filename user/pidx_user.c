@@ -103,7 +103,7 @@ static void worker_storm(struct pidx_worker *w)
 		while (!smp_load_acquire(&s->go))
 			cpu_relax();
 	}
-	while (w->done < s->cfg->ops)
+	while (w->done < w->nops)
 		pidx_run_batch(w);
 	if (atomic_inc_return(&s->finished) == (int)s->nworkers)
 		s->t_end = ktime_get_ns();
@@ -277,6 +277,16 @@ int main(int argc, char **argv)
 		die(1, "cannot start a call_rcu thread per CPU");
 	if (o.cfg.keys > pidx_space(o.cfg.pid_max))
 		die(1, "--keys %u exceeds pid_max - 1", o.cfg.keys);
+	/* replay: the trace laid out for the CPUs; its initially-live PIDs beside the keys */
+	if (o.cfg.workload == PIDX_WL_REPLAY) {
+		ret = pidx_replay_make(&o.trace, cpumask_weight(&o.cfg.cpus), &o.plan);
+		if (ret)
+			die(1, "the trace's plan was not made: %s", strerror(-ret));
+		o.cfg.replay = &o.plan;
+		if (pidx_live_keys(&o.cfg) > pidx_space(o.cfg.pid_max))
+			die(1, "run refused: keys + %u initially-live PIDs exceed pid_max - 1",
+			    o.plan.initial);
+	}
 	if (pidx_plan(&o.cfg, cpumask_weight(&o.cfg.cpus), &slice, &cap, &why) ||
 	    pidx_shape_check(&o.cfg, &why))
 		die(1, "run refused: %s", why);
@@ -329,6 +339,9 @@ int main(int argc, char **argv)
 		write_csv(o.csv, rows, n);
 	free(rows);
 	pidx_shape_free(&o.shape);
+	/* every storm's workers have finished with the plan's events */
+	pidx_replay_free(&o.plan);
+	pidx_trace_free(&o.trace);
 	kc_set_cpu(-1);
 	if (!o.cg_child)
 		kc_rcu_percpu_callbacks_end();

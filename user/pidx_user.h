@@ -12,6 +12,7 @@
 
 #include "pidx_dist.h"
 #include "pidx_storm.h"
+#include "pidx_trace.h"
 
 #define PROG "pidx-user"
 
@@ -37,6 +38,11 @@ struct opts {
 	const char *argv0;
 	/* the run's live set, made once before its first storm */
 	struct pidx_shape_set shape;
+	/* --trace: the replay workload's trace, read whole before anything */
+	const char *trace_file;
+	struct pidx_trace trace;
+	/* ... and its plan for the run's CPUs */
+	struct pidx_replay plan;
 };
 
 /* one row; cg: what cachegrind counted per operation, x 1000 */

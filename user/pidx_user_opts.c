@@ -127,13 +127,42 @@ static void parse_cpus(struct pidx_config *cfg, const char *s)
 		die(2, "--cpus selects no CPU");
 }
 
+/* --trace: the whole trace parsed and checked before anything is built */
+static void read_trace(struct opts *o)
+{
+	FILE *f = strcmp(o->trace_file, "-") ? fopen(o->trace_file, "r") : stdin;
+	const char *why = "";
+	char buf[4096];
+	u32 line = 0;
+	size_t n;
+	int ret = 0;
+
+	if (!f)
+		die(2, "--trace %s: %s", o->trace_file, strerror(errno));
+	pidx_trace_init(&o->trace);
+	while (!ret && (n = fread(buf, 1, sizeof(buf), f)))
+		ret = pidx_trace_feed(&o->trace, buf, n, &line, &why);
+	if (!ret && ferror(f))
+		die(2, "--trace %s: read error", o->trace_file);
+	if (!ret)
+		ret = pidx_trace_end(&o->trace, &line, &why);
+	if (f != stdin)
+		fclose(f);
+	if (ret)
+		die(2, "--trace %s: line %u: %s", o->trace_file, line, why);
+	if (!o->trace.nev)
+		die(2, "--trace %s: no event in the trace", o->trace_file);
+}
+
 static void usage(void)
 {
 	printf("Usage: pidx-user [options]\n"
 	       "Runs pidx storms natively: the module's index files and the kernel's own\n"
 	       "lib/idr.c, radix-tree.c, xarray.c, maple_tree.c built in user space.\n\n"
 	       "  --indexes LIST   comma list, all (every index but null) or auto (all) [all]\n"
-	       "  --workload W     lookup insert delete mixed fork iterate [lookup]\n"
+	       "  --workload W     lookup insert delete mixed fork iterate replay [lookup]\n"
+	       "  --trace FILE     replay's trace (docs/traces.md), - for stdin; --ops is\n"
+	       "                   not used: each CPU replays its share of the events\n"
 	       "  --mix L/I/D      percentages of a mixed storm [90/5/5]\n"
 	       "  --keys N         prefilled PIDs, K/M suffixes [1024]\n"
 	       "  --pid-max N      PID space [1, N) [32768]\n"
@@ -171,7 +200,7 @@ void parse_args(struct opts *o, int argc, char **argv)
 	       O_SEED, O_CPUS, O_FORK_WINDOW, O_SL_P, O_SL_MAX_LEVEL, O_RB_LEVEL,
 	       O_TRACE, O_CG, O_CG_CHILD, O_CSV, O_RUN, O_QUIET, O_LIST, O_MODE,
 	       O_FORK_LOOKUPS, O_FORK_EXIT, O_DEPENDENT, O_SHAPE, O_DUMP_KEYS, O_CHURN, O_SHAPE_SEED,
-	       O_DIST, O_DUMP_DIST };
+	       O_DIST, O_DUMP_DIST, O_TRACE_FILE };
 	static const struct option lo[] = {
 		{ "indexes", 1, NULL, O_INDEXES }, { "workload", 1, NULL, O_WORKLOAD },
 		{ "mix", 1, NULL, O_MIX }, { "keys", 1, NULL, O_KEYS },
@@ -189,6 +218,7 @@ void parse_args(struct opts *o, int argc, char **argv)
 		{ "shape", 1, NULL, O_SHAPE }, { "dump-keys", 0, NULL, O_DUMP_KEYS },
 		{ "churn", 1, NULL, O_CHURN }, { "shape-seed", 1, NULL, O_SHAPE_SEED },
 		{ "dist", 1, NULL, O_DIST }, { "dump-dist", 0, NULL, O_DUMP_DIST },
+		{ "trace", 1, NULL, O_TRACE_FILE },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pidx_config *cfg = &o->cfg;
@@ -238,6 +268,9 @@ void parse_args(struct opts *o, int argc, char **argv)
 			break;
 		case O_DUMP_DIST:
 			o->dump_dist = true;
+			break;
+		case O_TRACE_FILE:
+			o->trace_file = optarg;
 			break;
 		case O_SHAPE_SEED:
 			/* a cachegrind child's: the run's set, not its repeat's seed */
@@ -344,4 +377,13 @@ void parse_args(struct opts *o, int argc, char **argv)
 		die(2, "--cachegrind counts one storm thread: give --cpus a single CPU");
 	if (o->cachegrind && cfg->ops < 2)
 		die(2, "--cachegrind needs --ops 2 or more (it runs ops/2 and ops)");
+	if (cfg->workload == PIDX_WL_REPLAY && !o->trace_file)
+		die(2, "--workload replay needs --trace FILE");
+	if (o->trace_file && cfg->workload != PIDX_WL_REPLAY)
+		die(2, "--trace is read by --workload replay only");
+	/* its events are not ops: the runs of ops/2 and ops would not differ */
+	if (o->cachegrind && cfg->workload == PIDX_WL_REPLAY)
+		die(2, "--cachegrind does not count replay storms");
+	if (o->trace_file)
+		read_trace(o);
 }

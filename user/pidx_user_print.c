@@ -92,8 +92,13 @@ void print_table(const struct opts *o, const struct row *rows, unsigned int n)
 	printf("pidx-user run %u: workload %s", o->run, pidx_workload_names[cfg->workload]);
 	if (cfg->workload == PIDX_WL_MIXED)
 		printf(" %u/%u/%u", cfg->mix[0], cfg->mix[1], cfg->mix[2]);
+	/* replay: --ops is not used; each CPU replays its share of the trace */
+	if (cfg->workload == PIDX_WL_REPLAY)
+		printf(" of %s (%u events, %u initially-live PIDs; at most %u per CPU)",
+		       o->trace_file, o->plan.events, o->plan.initial, o->plan.most);
 	printf(", threads on cpus %s (%u), keys %u, ops %u per CPU, pid_max %u, seed %llu, shape %s",
-	       cpus, cpumask_weight(&cfg->cpus), cfg->keys, cfg->ops, cfg->pid_max, cfg->seed,
+	       cpus, cpumask_weight(&cfg->cpus), cfg->keys,
+	       cfg->workload == PIDX_WL_REPLAY ? o->plan.most : cfg->ops, cfg->pid_max, cfg->seed,
 	       pidx_shape_names[cfg->shape]);
 	if (cfg->shape == PIDX_SHAPE_AGED)
 		printf(" (%u wraps)", o->shape.wraps);

@@ -49,7 +49,8 @@ SUBSTRATE_SHORT = {
     "kernel-tcg": "TCG", "kernel-kvm": "KVM", "kernel-native": "kernel",
     "user-native": "native", "cachegrind": "cachegrind",
 }
-WORKLOAD_ORDER = ["lookup", "insert", "delete", "mixed", "fork", "iterate"]
+WORKLOAD_ORDER = ["lookup", "insert", "delete", "mixed", "fork", "iterate",
+                  "replay"]
 
 
 class ReportError(Exception):
@@ -100,6 +101,11 @@ def extra_value(row, key):
 def workload_label(row):
     if row.get("workload") == "mixed" and row.get("mix"):
         return f"mixed {row['mix']}"
+    # one workload per trace, as plot.py labels it
+    if row.get("workload") == "replay":
+        for kv in (row.get("extra") or "").split(";"):
+            if kv.startswith("trace="):
+                return f"replay {kv[len('trace='):]}ev"
     return row.get("workload", "?")
 
 

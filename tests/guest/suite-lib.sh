@@ -54,6 +54,7 @@ wr() {
 		*"Invalid argument"*) echo EINVAL ;;
 		*"Device or resource busy"*) echo EBUSY ;;
 		*"No space left"*) echo ENOSPC ;;
+		*"File too large"*) echo EFBIG ;;
 		*"Structure needs cleaning"*) echo EUCLEAN ;;
 		*"Cannot allocate memory"*) echo ENOMEM ;;
 		*"Resource temporarily unavailable"*) echo EAGAIN ;;

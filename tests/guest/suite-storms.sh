@@ -220,6 +220,213 @@ t_dist() {
 		workload=lookup
 }
 
+# trace_sum FIELD: FIELD of the trace file's summary
+trace_sum() {
+	awk -v f="$1:" '$1 == f { print $2 }' $D/trace
+}
+
+# trace_wr TEXT: TEXT appended to trace (O_APPEND); "ok" or the error, as
+# wr.  Through cat: the shell's builtin printf does not report a refused write
+trace_wr() {
+	err=$( (printf '%b' "$1" | cat >>$D/trace) 2>&1)
+	case "$err" in
+	"") echo ok ;;
+	*"Invalid argument"*) echo EINVAL ;;
+	*"Device or resource busy"*) echo EBUSY ;;
+	*"File too large"*) echo EFBIG ;;
+	*) echo "other: $err" ;;
+	esac
+}
+
+# The replay workload (issue 29 item 2): tests/fixtures/trace-small.txt
+# (406 events: 112 forks, 110 exits, 111 waits, 73 frees; 4 PIDs live
+# from the start, one orphan, cpu=0 and cpu=1) loaded through debugfs in
+# one and in many writes, replayed by every index in both modes, each row
+# verified against the oracle and naming the trace; bad traces refused
+# with the line number in testcase and the trace kept; a write during a run
+# refused with -EBUSY; 1,000,000 events the bound; rmmod frees the trace.
+t_replay() {
+	T=$SUITE_DIR/trace-small.txt
+	expect "trace empty at load" 0 "$(trace_sum events)"
+	cat "$T" >$D/trace
+	sum="$(trace_sum events) $(trace_sum forks) $(trace_sum exits) $(trace_sum waits)"
+	sum="$sum $(trace_sum frees) $(trace_sum initial) $(trace_sum orphans) $(trace_sum cpus)"
+	expect "trace summary of the fixture" "406 112 110 111 73 4 1 2" "$sum"
+	before=$(cat $D/trace)
+	# 100-byte writes without O_TRUNC: lines split across writes, one load
+	# installed at close
+	: >$D/trace
+	expect ": > trace clears" 0 "$(trace_sum events)"
+	dd if="$T" of=$D/trace bs=100 conv=notrunc 2>/dev/null
+	expect "trace loaded in 100-byte writes: the same summary" "$before" "$(cat $D/trace)"
+	expect "O_APPEND adds an event" "ok 407" "$(trace_wr 'fork 700 6000 cpu=1\n') $(trace_sum events)"
+	echo >$D/trace
+	expect "echo > trace (an empty trace) clears the trace" 0 "$(trace_sum events)"
+	set_all indexes=all keys=1024 pid_max=32768 repeat=1 cpus=all seed=5 fork_lookups=0 \
+		dist=uniform shape=dense workload=replay
+	r=$(wr testcase run)
+	case "$r $(grep '^last:' $D/testcase)" in
+	"EINVAL last: run -22 "*"no trace loaded"*) pass "replay with no trace refused, testcase says why" ;;
+	*) fail "replay with no trace" "EINVAL and 'no trace loaded' in last:, saw $r, $(grep '^last:' $D/testcase)" ;;
+	esac
+	cat "$T" >$D/trace
+	nix=$(grep -cv '^null' $D/available)
+	for m in kthread ipi; do
+		for sh in dense aged; do
+			name="replay $m $sh"
+			set_all mode=$m shape=$sh
+			r=$(wr testcase run)
+			case $RT/$m in 1/ipi) rt_refusal "$name" "$r"; continue ;; esac
+			n=$(last_run_rows | wc -l)
+			v=$(unverified_rows)
+			tr=$(last_run_rows | grep -c ',replay,.*,trace=406;pids=mapped;initial=4;orphans=1;cpu_events=')
+			ops=$(last_run_rows | awk -F, '{ s += $13 } END { print s / NR }')
+			if [ "$r" = ok ] && [ "$v" = 0 ] && [ "$tr" = "$n" ] && [ "$n" -gt 0 ] &&
+				[ "$ops" = 405 ] && { [ $m = ipi ] || [ "$n" = "$nix" ]; }; then
+				pass "$name: $n rows verified, each replayed 405 events and names the trace"
+			else
+				fail "$name" "ok, $nix rows verified naming the trace, 405 ops each; saw $r, $n rows, $v unverified, $tr naming it, ops $ops ($(last_run_rows | awk -F, '$28 != "yes" { print $2 ": " $29 }' | head -1))"
+			fi
+		done
+	done
+	# fork's lookups from the dist's walk over the keys
+	set_all mode=kthread shape=spread fork_lookups=2 dist=zipf:0.99
+	r=$(wr testcase run)
+	expect "replay, fork_lookups 2 under zipf:0.99 over spread keys: verified" "ok 0 zipf:0.99" \
+		"$r $(unverified_rows) $(col idr dist)"
+	set_all fork_lookups=0 dist=uniform shape=dense
+	# the keys and the trace's 4 initially-live PIDs must fit in the space
+	set_all keys=32765
+	r=$(wr testcase run)
+	case "$r $(grep '^last:' $D/testcase)" in
+	"ENOSPC last: run -28 keys + the trace's initially-live PIDs exceed pid_max - 1") pass "replay of 32765 keys + 4 in 32767 numbers refused with ENOSPC" ;;
+	*) fail "replay that does not fit" "ENOSPC naming the initially-live PIDs, saw $r, $(grep '^last:' $D/testcase)" ;;
+	esac
+	set_all keys=1024
+	# a malformed line: the whole write refused, the trace as before it
+	before=$(cat $D/trace)
+	err=$( (printf 'wait 1\nexit 700\nexit 5 cpu=x\n' | cat >$D/trace) 2>&1)
+	case "$err $(grep '^last:' $D/testcase)" in
+	*"Invalid argument"*"last: trace -22 trace line 3: cpu="*) pass "malformed line 3 refused with EINVAL, testcase names line 3" ;;
+	*) fail "malformed line" "EINVAL, last: naming trace line 3, saw '$err', $(grep '^last:' $D/testcase)" ;;
+	esac
+	expect "trace kept after a refused write" "$before" "$(cat $D/trace)"
+	lines=$(wc -l <"$T")
+	expect "an appended bad line refused" EINVAL "$(trace_wr 'wait 700\nbogus 5\n')"
+	case "$(grep '^last:' $D/testcase)" in
+	*"trace line $((lines + 2)): not fork"*) pass "testcase names the appended bad line, $((lines + 2))" ;;
+	*) fail "appended bad line" "line $((lines + 2)) in last:, saw $(grep '^last:' $D/testcase)" ;;
+	esac
+	expect "trace kept after a refused append" "$before" "$(cat $D/trace)"
+	# a load of many writes (cat's 128 KiB, dd's 4 KiB) whose last line is
+	# bad: installed whole or not at all, the old trace kept
+	yes 'wait 5' | head -n 43000 >/tmp/trace-big.txt
+	echo 'bogus 5' >>/tmp/trace-big.txt
+	for how in cat dd; do
+		if [ $how = cat ]; then
+			err=$( (cat /tmp/trace-big.txt >$D/trace) 2>&1)
+		else
+			err=$(dd if=/tmp/trace-big.txt of=$D/trace bs=4096 2>&1)
+		fi
+		case "$err $(grep '^last:' $D/testcase) $(cat $D/trace)" in
+		*"Invalid argument"*"last: trace -22 trace line 43001: not fork"*"$before")
+			pass "a $how load of 301 KB in many writes, bad line 43001: refused, the old trace kept" ;;
+		*) fail "a $how load of many writes with a bad last line" "EINVAL naming line 43001, the trace kept, saw '$err', $(grep '^last:' $D/testcase), events $(trace_sum events)" ;;
+		esac
+	done
+	# a truncating open that wrote nothing does not clear a load made since
+	exec 3>$D/trace
+	cat "$T" >$D/trace
+	exec 3>&-
+	expect "exec 3>trace; cat f >trace; exec 3>&-: f's trace kept" "$before" "$(cat $D/trace)"
+	# an O_APPEND load during which another load replaced the trace: dropped
+	exec 3>>$D/trace
+	printf 'wait 1\n' >&3
+	printf 'wait 2\n' >$D/trace
+	exec 3>&-
+	case "$(trace_sum events) $(grep '^last:' $D/testcase)" in
+	"1 last: trace -11 "*"replaced the trace during this O_APPEND one"*) pass "an O_APPEND load outrun by another load: dropped, testcase says so" ;;
+	*) fail "O_APPEND load outrun by another" "1 event and last: saying the load was dropped, saw $(trace_sum events) events, $(grep '^last:' $D/testcase)" ;;
+	esac
+	cat "$T" >$D/trace
+	# one write() of 10 KB, parsed in 4 KB pieces, its last line bad: the
+	# pieces before it are taken back, whether it adds or replaces (added
+	# without t=, which may not go back)
+	{ cat "$T"; echo 'bogus 5'; } >/tmp/trace-bad.txt
+	{ sed 's/ t=[0-9]*//' "$T"; echo 'bogus 5'; } >/tmp/trace-bad-not.txt
+	for how in append replace; do
+		flag=oflag=append
+		tb=/tmp/trace-bad-not.txt
+		[ $how = append ] || { flag= && tb=/tmp/trace-bad.txt; }
+		err=$(dd if=$tb of=$D/trace bs=1M $flag conv=notrunc 2>&1)
+		want=$((lines + 1))
+		[ $how = append ] && want=$((lines + lines + 1))
+		case "$err $(grep '^last:' $D/testcase)" in
+		*"Invalid argument"*"trace line $want: not fork"*)
+			expect "one 10 KB write ($how), bad last line $want: refused whole, trace kept" \
+				"$before" "$(cat $D/trace)" ;;
+		*) fail "one 10 KB write ($how) with a bad last line" "EINVAL naming line $want, saw '$err', $(grep '^last:' $D/testcase)" ;;
+		esac
+	done
+	long=$(printf 'wait 7 t=%0120d' 1)
+	expect "a line over 128 bytes refused" EINVAL "$(trace_wr "$long\n")"
+	for v in 'wait 0' 'wait 4194304' 'wait  5' 'exit' 'exit 5 t=1 cpu=1' 'exit 5 cpu=8192' \
+		'exit 5 level=33' 'exit 5 6' 'exit -5' 'Fork 1 2'; do
+		r=$(trace_wr "$v\n")
+		if [ "$r" = EINVAL ] && [ "$before" = "$(cat $D/trace)" ]; then
+			pass "bad trace line '$v' refused, trace kept"
+		else
+			fail "bad trace line '$v'" "EINVAL and the trace kept, saw $r"
+		fi
+	done
+	expect "workload kept" replay "$(cat $D/workload)"
+	# a write during a run: -EBUSY, at write and at a truncating open
+	set_all workload=lookup indexes=idr pid_max=65536 keys=32768 ops=10000000 repeat=1
+	# a load written before the run and closed during it: dropped
+	exec 3>$D/trace
+	printf 'wait 9\n' >&3
+	(echo run >$D/testcase) 2>/dev/null 3>&- &
+	bgpid=$!
+	i=0
+	while ! grep -q 'state: running' $D/testcase && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	exec 3>&-
+	case "$(grep '^last:' $D/testcase)" in
+	"last: trace -16 trace: a run was in flight at close: the load dropped") pass "a load closed during a run: dropped, testcase says so" ;;
+	*) fail "a load closed during a run" "last: saying it was dropped, saw $(grep '^last:' $D/testcase)" ;;
+	esac
+	expect "trace append during a run refused" EBUSY "$(trace_wr 'wait 1\n')"
+	err=$( (cat "$T" >$D/trace) 2>&1)
+	case "$err" in
+	*"Device or resource busy"*) pass "trace load (O_TRUNC) during a run refused with EBUSY" ;;
+	*) fail "trace load during a run" "EBUSY, saw '$err'" ;;
+	esac
+	kill -9 $bgpid 2>/dev/null
+	wait $bgpid 2>/dev/null
+	expect "trace kept after the refusals during a run" "$before" "$(cat $D/trace)"
+	set_all workload=replay indexes=all keys=1024 pid_max=32768 ops=500
+	# the bound: 1,000,000 events, then one more refused with EFBIG
+	yes 'wait 5' | head -n 1000000 >$D/trace
+	expect "a trace of 1000000 events loads" 1000000 "$(trace_sum events)"
+	expect "event 1000001 refused" EFBIG "$(trace_wr 'wait 5\n')"
+	expect "trace kept at the bound" 1000000 "$(trace_sum events)"
+	# rmmod frees it: its 16 MB of vmalloc'ed events go back
+	v0=$(awk '/^VmallocUsed:/ { print $2 }' /proc/meminfo)
+	rmmod pidx
+	v1=$(awk '/^VmallocUsed:/ { print $2 }' /proc/meminfo)
+	if [ $((v0 - v1)) -ge 15000 ]; then
+		pass "rmmod freed the trace: VmallocUsed fell $((v0 - v1)) kB"
+	else
+		fail "rmmod and the trace" "VmallocUsed to fall 15000 kB at least, $v0 -> $v1"
+	fi
+	insmod "$KO" ops=500
+	expect "trace empty after a reload" 0 "$(trace_sum events)"
+	set_all indexes=all keys=1024 ops=500 mix=90/5/5 fork_lookups=0 seed=1 mode=ipi \
+		workload=lookup shape=dense dist=uniform
+}
+
 # nsop INDEX: ns/op of INDEX in the last run (first repeat)
 nsop() {
 	last_run_rows | awk -F, -v ix="$1" '$2 == ix && $12 == 0 { print int($17) }'

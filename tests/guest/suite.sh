@@ -121,6 +121,7 @@ full)
 	timed t_dependent
 	timed t_shape
 	timed t_dist
+	timed t_replay
 	timed t_dense
 	timed t_busy
 	timed t_setting_writers
@@ -146,6 +147,7 @@ debug)
 	timed t_visits
 	timed t_pmu
 	timed t_shape
+	timed t_replay
 	timed t_node_interleave
 	timed t_result_race
 	timed t_remove_nomem
