@@ -631,7 +631,9 @@ static int pidx_trace_feed_user(struct pidx_trace *t, const char __user *ubuf,
 	for (done = 0; done < count; done += n) {
 		n = min_t(size_t, count - done, PIDX_TRACE_CHUNK);
 		if (copy_from_user(buf, ubuf + done, n)) {
-			*why = "bad address";
+			/* no line of the trace is at fault */
+			*line = 0;
+			*why = "bad address in the write's buffer";
 			return -EFAULT;
 		}
 		ret = pidx_trace_feed(t, buf, n, line, why);
@@ -719,7 +721,8 @@ static int pidx_trace_open(struct inode *inode, struct file *file)
 		if (!ld)
 			return -ENOMEM;
 		pidx_trace_init(&ld->t);
-		ld->append = file->f_flags & O_APPEND;
+		/* O_APPEND | O_TRUNC truncates: the load starts empty */
+		ld->append = (file->f_flags & O_APPEND) && !(file->f_flags & O_TRUNC);
 		ld->trunc = file->f_flags & O_TRUNC;
 		mutex_lock(&pidx_ui->cfg_lock);
 		ld->gen = pidx_ui->trace_gen;
