@@ -67,6 +67,11 @@ to $OUT.  Every option has an environment equivalent (in brackets).
   --repeat N          storms per index per configuration [REPEAT]
                       quick 3; full 5
   --seed N            PRNG seed [SEED=1]
+  --dists LIST        lookup distributions (uniform, zipf:S, recent:H,
+                      sequential): the keys sweep's lookup storms run once
+                      per dist, in the cachegrind sweep too; the other
+                      workloads and the CPU sweep draw uniform
+                      [DISTS=uniform]
   --dependent LIST    0, 1 or 0,1: the lookup and mixed storms of the keys
                       and CPU sweeps run once per value, 1 with each
                       lookup waiting for the previous one's result; the
@@ -130,6 +135,7 @@ OPS=${OPS:-}
 REPEAT=${REPEAT:-}
 SEED=${SEED:-1}
 DEPENDENT=${DEPENDENT:-0}
+DISTS=${DISTS:-uniform}
 PIDX_SET=${PIDX_SET:-}
 VISITS=${VISITS:-yes}
 NUMA=${NUMA:-auto}
@@ -157,6 +163,7 @@ while [ $# -gt 0 ]; do
 	--repeat) need_arg "$@"; REPEAT=$2; shift ;;
 	--seed) need_arg "$@"; SEED=$2; shift ;;
 	--dependent) need_arg "$@"; DEPENDENT=$2; shift ;;
+	--dists) need_arg "$@"; DISTS=$2; shift ;;
 	--set) need_arg "$@"; PIDX_SET="$PIDX_SET $2"; shift ;;
 	--visits) need_arg "$@"; VISITS=$2; shift ;;
 	--numa) need_arg "$@"; NUMA=$2; shift ;;
@@ -239,6 +246,14 @@ if ! is_uint "$REPEAT" || [ "$REPEAT" -lt 1 ] || [ "$REPEAT" -gt 1000 ]; then
 	die "--repeat '$REPEAT' is not in 1..1000" 2
 fi
 is_uint "$SEED" || die "--seed '$SEED' is not a number" 2
+DIST_L=$(echo "$DISTS" | tr ',' ' ')
+[ -n "$DIST_L" ] || die "empty --dists" 2
+for d in $DIST_L; do
+	# the module and pidx-user check the values themselves; this catches typos
+	# before a long sweep starts
+	echo "$d" | grep -Eqx 'uniform|sequential|zipf:[0-9]+(\.[0-9]+)?|recent:[0-9]+' ||
+		die "--dists is a list of uniform, zipf:S, recent:H and sequential, not '$d'" 2
+done
 DEP_L=$(echo "$DEPENDENT" | tr ',' ' ')
 [ -n "$DEP_L" ] || die "empty --dependent" 2
 for d in $DEP_L; do
@@ -424,11 +439,23 @@ spaces() { # KEYS
 	done
 }
 
+# the workload tokens of WORKLOAD under --dists: a lookup once per dist
+# (lookup+DIST, plain lookup for uniform), any other workload as it is
+wl_dists() { # WORKLOAD
+	if [ "$1" != lookup ]; then
+		echo "$1"
+		return
+	fi
+	for wd in $DIST_L; do
+		if [ "$wd" = uniform ]; then echo lookup; else echo "lookup+$wd"; fi
+	done
+}
+
 # a keys or CPU sweep configuration, once per --dependent value where the
 # setting changes the storm
 sweep_line() { # MODE NCPUS KEYS PID_MAX SHAPE WORKLOAD
 	case $6 in
-	lookup | mixed | mixed:*)
+	lookup | lookup+* | mixed | mixed:*)
 		for d in $DEP_L; do
 			if [ "$d" = 1 ]; then echo "$* dependent"; else echo "$*"; fi
 		done
@@ -442,7 +469,9 @@ plan() {
 		for k in $KEYS_L; do
 			spaces "$k" | while read -r p sh; do
 				for w in $WL_ALL; do
-					echo "kthread 1 $k $p $sh $w cachegrind"
+					for d in $(wl_dists "$w"); do
+						echo "kthread 1 $k $p $sh $d cachegrind"
+					done
 				done
 				for a in $WL_AT; do
 					[ "$k" -le "${a#*@}" ] && echo "kthread 1 $k $p $sh ${a%@*} cachegrind"
@@ -461,7 +490,9 @@ plan() {
 				if [ "$sh" != "${SHAPES_L%% *}" ]; then
 					case $w in lookup | fork) ;; *) continue ;; esac
 				fi
-				sweep_line "$FIRST_MODE" "$KCPUS" "$k" "$p" "$sh" "$w"
+				for d in $(wl_dists "$w"); do
+					sweep_line "$FIRST_MODE" "$KCPUS" "$k" "$p" "$sh" "$d"
+				done
 			done
 		done
 	done
@@ -547,7 +578,7 @@ summary() {
 	else
 		say "  keys sweep: keys $(commas "$KEYS_L"), $KCPUS CPUs, mode $FIRST_MODE; CPU sweep: CPUs $(commas "$CPUS_L"), modes $(commas "$MODES_L"), keys $SWEEP_K"
 	fi
-	say "  pid_max $(commas "$PIDMAX_L"); shapes $(commas "$SHAPES_L")"
+	say "  pid_max $(commas "$PIDMAX_L"); shapes $(commas "$SHAPES_L"); lookup dists $(commas "$DIST_L")"
 	say "  workloads $WORKLOADS; ops $OPS per CPU; seed $SEED; dependent $(commas "$DEP_L"); indexes ${IDX_W:-$INDEXES}"
 }
 
@@ -569,6 +600,7 @@ sweep_conf() {
 	echo "repeat=$REPEAT"
 	echo "seed=$SEED"
 	echo "dependent=$(commas "$DEP_L")"
+	echo "dists=$(commas "$DIST_L")"
 	echo "set=${PIDX_SET# }"
 	echo "visits=$VISITS"
 	echo "numa=$NUMA_RUN"
@@ -681,7 +713,8 @@ user_run() { # OPS WORKLOAD MIX CPUS KEYS PID_MAX SHAPE VISITS CACHEGRIND DEPEND
 	"$PIDX_USER" --quiet --csv "$OUT/results.csv" --run "$((done_n + 1))" \
 		--indexes "$IDX_W" --repeat "$REPEAT" --seed "$SEED" --ops "$1" \
 		--workload "$2" ${3:+--mix "$3"} --cpus "$4" --keys "$5" --pid-max "$6" \
-		--shape "$7" ${8:+--trace-visits} ${9:+--cachegrind} --dependent "${10:-0}" $USER_SET \
+		--shape "$7" ${8:+--trace-visits} ${9:+--cachegrind} --dependent "${10:-0}" \
+		--dist "$dist" $USER_SET \
 		>>"$OUT/pidx-user.log" 2>&1
 }
 
@@ -705,6 +738,8 @@ $PLAN
 EOF
 while read -r mode n keys pm shape w extra <&3; do
 	[ -n "$mode" ] || continue
+	dist=uniform
+	case $w in *+*) dist=${w#*+} w=${w%%+*} ;; esac
 	case $w in
 	mixed:*) workload=mixed; mix=${w#mixed:} ;;
 	*) workload=$w; mix= ;;
@@ -766,6 +801,7 @@ while read -r mode n keys pm shape w extra <&3; do
 		wr mode "$mode" || ok=0
 		wr cpus "$cpus" || ok=0
 		wr shape "$shape" || ok=0
+		wr dist "$dist" || ok=0
 		case $extra in
 		visits) wr trace_visits 1 || ok=0 ;;
 		node=*) wr node "${extra#node=}" || ok=0 ;;
@@ -799,7 +835,7 @@ while read -r mode n keys pm shape w extra <&3; do
 		dependent) wr dependent 0 ;;
 		esac
 	fi
-	[ "$ok" = 1 ] || failed_cfgs="$failed_cfgs $w,$mode,cpus=$n,keys=$keys,pid_max=$pm,shape=$shape${extra:+,$extra};"
+	[ "$ok" = 1 ] || failed_cfgs="$failed_cfgs $w,$mode,cpus=$n,keys=$keys,pid_max=$pm,shape=$shape,dist=$dist${extra:+,$extra};"
 
 	done_n=$((done_n + 1))
 	done_ms=$((done_ms + $(cost_ms "$n" "$keys")))
@@ -811,7 +847,7 @@ while read -r mode n keys pm shape w extra <&3; do
 	else
 		eta=$(((left_ms + 999) / 1000))
 	fi
-	line="[$done_n/$NCFG] elapsed ${el}s, ETA ${eta}s: index=$IDX_W workload=$w cpus=$n keys=$keys pid_max=$pm shape=$shape mode=$mode${extra:+ $extra}"
+	line="[$done_n/$NCFG] elapsed ${el}s, ETA ${eta}s: index=$IDX_W workload=$w cpus=$n keys=$keys pid_max=$pm shape=$shape dist=$dist mode=$mode${extra:+ $extra}"
 	echo "$line" >>"$OUT/progress.log"
 	# In the VM the progress lines stay off the serial console: three
 	# bench guests whose progress went there (QEMU -serial stdio, read

@@ -67,6 +67,9 @@ interleaved repeats, in one `run`):
                       of two from 32768 that holds 2 x keys + ops x CPUs
                       (the sweeps before the setting); or numbers.  Every
                       sweep (kernel, user, cachegrind) runs them
+  --dists LIST        lookup distributions of the keys sweep's lookup storms
+                      (uniform, zipf:S, recent:H, sequential), each its own
+                      configuration, in every sweep [DISTS=uniform]
   --shapes LIST       live sets dense, spread, aged, each its own
                       configurations of the keys sweep (every workload under
                       the first, lookup and fork under the others; the CPU
@@ -207,11 +210,12 @@ cargs=()
 # sweep settings given in the environment go to the guest script as options
 for v in INDEXES:--indexes WORKLOADS:--workloads MODES:--modes CPUS:--cpus \
 	KEYS:--keys CPU_SWEEP_KEYS:--cpu-sweep-keys OPS:--ops REPEAT:--repeat \
-	SEED:--seed VISITS:--visits KEYS_CPUS:--keys-cpus PID_MAX:--pid-max SHAPES:--shapes; do
+	SEED:--seed VISITS:--visits KEYS_CPUS:--keys-cpus PID_MAX:--pid-max SHAPES:--shapes \
+	DISTS:--dists; do
 	name=${v%%:*}
 	if [ -n "${!name:-}" ]; then
 		gargs+=("${v#*:}" "${!name}")
-		case $name in INDEXES | SEED | PID_MAX | SHAPES) cargs+=("${v#*:}" "${!name}") ;; esac
+		case $name in INDEXES | SEED | PID_MAX | SHAPES | DISTS) cargs+=("${v#*:}" "${!name}") ;; esac
 	fi
 done
 for s in ${PIDX_SET:-}; do gargs+=(--set "$s"); cargs+=(--set "$s"); done
@@ -222,10 +226,10 @@ while [ $# -gt 0 ]; do
 	--full) FULL=1 ;;
 	--quick) FULL=0 ;;
 	--indexes | --workloads | --modes | --cpus | --keys | --cpu-sweep-keys | \
-		--ops | --repeat | --seed | --set | --visits | --keys-cpus | --pid-max | --shapes)
+		--ops | --repeat | --seed | --set | --visits | --keys-cpus | --pid-max | --shapes | --dists)
 		needarg "$@"
 		gargs+=("$1" "$2")
-		case $1 in --indexes | --seed | --set | --pid-max | --shapes) cargs+=("$1" "$2") ;; esac
+		case $1 in --indexes | --seed | --set | --pid-max | --shapes | --dists) cargs+=("$1" "$2") ;; esac
 		# the sweep's keys, given here, are the user sweep's too
 		case $1 in --keys) USER_KEYS= ;; --keys-cpus) USER_KEYS_CPUS= ;; --shapes) SHAPES_GIVEN=$2 ;; esac
 		shift

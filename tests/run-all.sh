@@ -539,7 +539,7 @@ bench_plumbing_test() {
 	out=$WORK/bench-user
 	if "$REPO/scripts/bench.sh" --user --keys 1K --cpus 1,2 --cpu-sweep-keys 1K \
 		--workloads lookup,fork --ops 2000 --repeat 2 --visits no --cachegrind-sweep no \
-		--out "$out" >"$WORK/bench-user.log" 2>&1 &&
+		--dists uniform,zipf:0.99 --out "$out" >"$WORK/bench-user.log" 2>&1 &&
 		grep -qx 'env=user' "$out/meta" && grep -qx 'parts=user' "$out/meta" &&
 		[ "$(csv_count "$out/results.csv" 'v("substrate") == "user" && v("verified") != "FAILED"')" -gt 0 ] &&
 		[ "$(csv_count "$out/results.csv" 'v("substrate") != "user" || v("verified") == "FAILED"')" = 0 ] &&
@@ -558,6 +558,16 @@ bench_plumbing_test() {
 		pass "bench --user: lookups batched and dependent ($n rows each), fork batched, meta says so"
 	else
 		fail "bench --user: dependent" "as many dependent=1 as dependent=0 lookup rows, no dependent fork row, dependent=0,1 in meta, saw $n dependent rows, $(grep dependent "$out/meta" | tr '\n' ' ')"
+	fi
+	# --dists: the keys sweep's lookups once per dist, the rest uniform or n/a
+	n=$(csv_count "$out/results.csv" 'v("workload") == "lookup" && v("dist") == "zipf:0.99" && v("verified") != "FAILED"')
+	if [ "$n" -gt 0 ] &&
+		[ "$(csv_count "$out/results.csv" 'v("workload") == "fork" && v("dist") != "n/a"')" = 0 ] &&
+		[ "$(csv_count "$out/results.csv" 'v("workload") == "lookup" && v("dist") == "uniform"')" -gt "$n" ] &&
+		grep -qx 'dists=uniform,zipf:0.99' "$out/meta"; then
+		pass "bench --user --dists: the keys sweep's lookups also under zipf:0.99 ($n rows), fork n/a, meta says so"
+	else
+		fail "bench --user --dists" "zipf:0.99 lookup rows, fork rows n/a, more uniform lookup rows (the CPU sweep's), dists= in meta, saw $n zipf rows, $(grep dists "$out/meta" | tr '\n' ' ')"
 	fi
 }
 
