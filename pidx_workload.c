@@ -546,6 +546,32 @@ static u32 pidx_fork_exit(struct pidx_worker *w, struct pidx_worker *from,
 }
 
 /*
+ * A fork's fork_lookups lookups: of the new PID, which must hit, or under
+ * a dist other than uniform of the dist walk's next keys (pidx_op_fork()).
+ */
+static void pidx_fork_lookups(struct pidx_worker *w, u32 pid)
+{
+	struct pidx_storm *s = w->storm;
+	u32 n = s->cfg->fork_lookups;
+	bool hit = true;
+	unsigned int i;
+
+	if (!n)
+		return;
+	if (s->shape->dist_walk) {
+		for (i = 0; i < n; i++)
+			pidx_lookup_pid(w, pidx_walk_key(s->shape, &w->walk_pos));
+		return;
+	}
+	rcu_read_lock();
+	for (i = 0; i < n; i++)
+		hit &= s->ops->lookup(s->idx, pid);
+	rcu_read_unlock();
+	if (!hit)
+		pidx_worker_error(w, pid, "lookup missed a PID just allocated");
+}
+
+/*
  * fork + exit: take a PID, look it up fork_lookups times, and free the
  * oldest PIDs beyond fork_window of this CPU's window (fork_exit=local) or
  * of the next CPU's (remote).  Each op is one fork; the exits do not wait
@@ -560,8 +586,7 @@ static void pidx_op_fork(struct pidx_worker *w)
 	struct pidx_storm *s = w->storm;
 	const struct pidx_config *cfg = s->cfg;
 	unsigned long flags;
-	bool hit = true, full;
-	unsigned int i;
+	bool full;
 	int pid;
 
 	/*
@@ -600,17 +625,7 @@ static void pidx_op_fork(struct pidx_worker *w)
 		pidx_worker_error(w, pid, "alloc returned a number outside [1, pid_max)");
 		return;
 	}
-	if (cfg->fork_lookups && s->shape->dist_walk) {
-		for (i = 0; i < cfg->fork_lookups; i++)
-			pidx_lookup_pid(w, pidx_walk_key(s->shape, &w->walk_pos));
-	} else if (cfg->fork_lookups) {
-		rcu_read_lock();
-		for (i = 0; i < cfg->fork_lookups; i++)
-			hit &= s->ops->lookup(s->idx, pid);
-		rcu_read_unlock();
-		if (!hit)
-			pidx_worker_error(w, pid, "lookup missed a PID just allocated");
-	}
+	pidx_fork_lookups(w, pid);
 	raw_spin_lock_irqsave(&w->ring_lock, flags);
 	pidx_ring_push(w, pid);
 	raw_spin_unlock_irqrestore(&w->ring_lock, flags);
@@ -631,8 +646,7 @@ static void pidx_op_replay(struct pidx_worker *w)
 	const struct pidx_config *cfg = s->cfg;
 	u32 e = w->rev[w->rpos++], inc = e & PIDX_REPLAY_INC_MASK;
 	u32 pid = w->rmap[inc];
-	bool hit = true;
-	unsigned int i;
+	bool hit;
 	int ret;
 
 	switch (e >> PIDX_REPLAY_OP_SHIFT) {
@@ -647,17 +661,7 @@ static void pidx_op_replay(struct pidx_worker *w)
 			return;
 		}
 		w->rmap[inc] = ret;
-		if (cfg->fork_lookups && s->shape->dist_walk) {
-			for (i = 0; i < cfg->fork_lookups; i++)
-				pidx_lookup_pid(w, pidx_walk_key(s->shape, &w->walk_pos));
-		} else if (cfg->fork_lookups) {
-			rcu_read_lock();
-			for (i = 0; i < cfg->fork_lookups; i++)
-				hit &= s->ops->lookup(s->idx, ret);
-			rcu_read_unlock();
-			if (!hit)
-				pidx_worker_error(w, ret, "lookup missed a PID just allocated");
-		}
+		pidx_fork_lookups(w, ret);
 		return;
 	case PIDX_TEV_FREE:
 		if (!pid) {
