@@ -72,6 +72,11 @@ to $OUT.  Every option has an environment equivalent (in brackets).
                       per dist, in the cachegrind sweep too; the other
                       workloads and the CPU sweep draw uniform
                       [DISTS=uniform]
+  --traces LIST       comma list of trace files (docs/traces.md, plain
+                      text): each is a `replay` configuration of its own,
+                      at every keys size and shape of the keys sweep and at
+                      every CPU count of the CPU sweep's first mode; the
+                      module loads each through debugfs `trace` [TRACES]
   --dependent LIST    0, 1 or 0,1: the lookup and mixed storms of the keys
                       and CPU sweeps run once per value, 1 with each
                       lookup waiting for the previous one's result; the
@@ -164,6 +169,7 @@ while [ $# -gt 0 ]; do
 	--seed) need_arg "$@"; SEED=$2; shift ;;
 	--dependent) need_arg "$@"; DEPENDENT=$2; shift ;;
 	--dists) need_arg "$@"; DISTS=$2; shift ;;
+	--traces) need_arg "$@"; TRACES=$2; shift ;;
 	--set) need_arg "$@"; PIDX_SET="$PIDX_SET $2"; shift ;;
 	--visits) need_arg "$@"; VISITS=$2; shift ;;
 	--numa) need_arg "$@"; NUMA=$2; shift ;;
@@ -254,6 +260,15 @@ for d in $DIST_L; do
 	echo "$d" | grep -Eqx 'uniform|sequential|zipf:[0-9]+(\.[0-9]+)?|recent:[0-9]+' ||
 		die "--dists is a list of uniform, zipf:S, recent:H and sequential, not '$d'" 2
 done
+# the traces, one a line: a path may hold spaces, not commas or newlines
+TRACE_L=$(echo "${TRACES:-}" | tr ',' '\n' | grep . || true)
+NTRACE=$(echo "$TRACE_L" | grep -c . || true)
+echo "$TRACE_L" | while IFS= read -r t; do
+	[ -z "$t" ] || [ -r "$t" ] || die "--traces: cannot read '$t'" 2
+done || exit 2
+# the name a trace's rows and progress lines give it
+trace_path() { echo "$TRACE_L" | sed -n "${1}p"; }
+trace_name() { basename "$(trace_path "$1")" | sed 's/\.trace$//; s/\.txt$//'; }
 DEP_L=$(echo "$DEPENDENT" | tr ',' ' ')
 [ -n "$DEP_L" ] || die "empty --dependent" 2
 for d in $DEP_L; do
@@ -494,6 +509,11 @@ plan() {
 					sweep_line "$FIRST_MODE" "$KCPUS" "$k" "$p" "$sh" "$d"
 				done
 			done
+			i=1
+			while [ "$i" -le "$NTRACE" ]; do
+				echo "$FIRST_MODE $KCPUS $k $p $sh replay=$i"
+				i=$((i + 1))
+			done
 		done
 	done
 	# the CPU sweep: the first shape only, the others are the keys sweep's
@@ -506,6 +526,16 @@ plan() {
 						case " $KEYS_L " in *" $SWEEP_K "*) continue ;; esac
 					fi
 					sweep_line "$m" "$n" "$SWEEP_K" "$p" "$sh" "$w"
+				done
+				# the traces at every CPU count of the first mode
+				[ "$m" = "$FIRST_MODE" ] || continue
+				if [ "$n" = "$KCPUS" ]; then
+					case " $KEYS_L " in *" $SWEEP_K "*) continue ;; esac
+				fi
+				i=1
+				while [ "$i" -le "$NTRACE" ]; do
+					echo "$m $n $SWEEP_K $p $sh replay=$i"
+					i=$((i + 1))
 				done
 			done
 		done
@@ -578,7 +608,7 @@ summary() {
 	else
 		say "  keys sweep: keys $(commas "$KEYS_L"), $KCPUS CPUs, mode $FIRST_MODE; CPU sweep: CPUs $(commas "$CPUS_L"), modes $(commas "$MODES_L"), keys $SWEEP_K"
 	fi
-	say "  pid_max $(commas "$PIDMAX_L"); shapes $(commas "$SHAPES_L"); lookup dists $(commas "$DIST_L")"
+	say "  pid_max $(commas "$PIDMAX_L"); shapes $(commas "$SHAPES_L"); lookup dists $(commas "$DIST_L")${TRACES:+; replays of $NTRACE trace(s)}"
 	say "  workloads $WORKLOADS; ops $OPS per CPU; seed $SEED; dependent $(commas "$DEP_L"); indexes ${IDX_W:-$INDEXES}"
 }
 
@@ -601,6 +631,12 @@ sweep_conf() {
 	echo "seed=$SEED"
 	echo "dependent=$(commas "$DEP_L")"
 	echo "dists=$(commas "$DIST_L")"
+	i=1 names=
+	while [ "$i" -le "$NTRACE" ]; do
+		names="${names:+$names,}$(trace_name "$i")"
+		i=$((i + 1))
+	done
+	echo "traces=$names"
 	echo "set=${PIDX_SET# }"
 	echo "visits=$VISITS"
 	echo "numa=$NUMA_RUN"
@@ -714,7 +750,7 @@ user_run() { # OPS WORKLOAD MIX CPUS KEYS PID_MAX SHAPE VISITS CACHEGRIND DEPEND
 		--indexes "$IDX_W" --repeat "$REPEAT" --seed "$SEED" --ops "$1" \
 		--workload "$2" ${3:+--mix "$3"} --cpus "$4" --keys "$5" --pid-max "$6" \
 		--shape "$7" ${8:+--trace-visits} ${9:+--cachegrind} --dependent "${10:-0}" \
-		--dist "$dist" $USER_SET \
+		--dist "$dist" ${trace:+--trace "$trace"} $USER_SET \
 		>>"$OUT/pidx-user.log" 2>&1
 }
 
@@ -722,6 +758,10 @@ user_run() { # OPS WORKLOAD MIX CPUS KEYS PID_MAX SHAPE VISITS CACHEGRIND DEPEND
 
 done_n=0
 done_ms=0
+loaded_trace=
+# RUN=NAME of every replay configuration: the rows' run column names the
+# trace the module or pidx-user knew only as text (see name_traces)
+trace_runs=
 failed_cfgs=
 echo "$PLAN" >"$OUT/plan.txt" 2>/dev/null || true
 # Under vm-run.sh --progress, PIDX_PROGRESS is a serial port whose lines the
@@ -740,7 +780,13 @@ while read -r mode n keys pm shape w extra <&3; do
 	[ -n "$mode" ] || continue
 	dist=uniform
 	case $w in *+*) dist=${w#*+} w=${w%%+*} ;; esac
+	trace=
 	case $w in
+	replay=*)
+		trace=$(trace_path "${w#replay=}")
+		w=replay:$(trace_name "${w#replay=}")
+		workload=replay; mix=
+		;;
 	mixed:*) workload=mixed; mix=${w#mixed:} ;;
 	*) workload=$w; mix= ;;
 	esac
@@ -802,6 +848,18 @@ while read -r mode n keys pm shape w extra <&3; do
 		wr cpus "$cpus" || ok=0
 		wr shape "$shape" || ok=0
 		wr dist "$dist" || ok=0
+		# a trace is loaded when it differs from the one installed; the
+		# load's outcome is testcase's last: line
+		if [ -n "$trace" ] && [ "$trace" != "$loaded_trace" ]; then
+			loaded_trace=
+			if cat "$trace" 2>/dev/null >"$D/trace" &&
+				grep -q '^last: trace 0' "$D/testcase" 2>/dev/null; then
+				loaded_trace=$trace
+			else
+				err "loading $trace into $D/trace failed: $(grep '^last:' "$D/testcase" 2>/dev/null)"
+				ok=0
+			fi
+		fi
 		case $extra in
 		visits) wr trace_visits 1 || ok=0 ;;
 		node=*) wr node "${extra#node=}" || ok=0 ;;
@@ -836,6 +894,14 @@ while read -r mode n keys pm shape w extra <&3; do
 		esac
 	fi
 	[ "$ok" = 1 ] || failed_cfgs="$failed_cfgs $w,$mode,cpus=$n,keys=$keys,pid_max=$pm,shape=$shape,dist=$dist${extra:+,$extra};"
+	if [ "$ok" = 1 ] && [ -n "$trace" ]; then
+		if [ -n "$PIDX_USER" ]; then
+			r=$((done_n + 1))
+		else
+			r=$(sed -n 's/^runs: *//p' "$D/testcase" 2>/dev/null)
+		fi
+		trace_runs="$trace_runs $r=${w#replay:}"
+	fi
 
 	done_n=$((done_n + 1))
 	done_ms=$((done_ms + $(cost_ms "$n" "$keys")))
@@ -868,7 +934,27 @@ exec 3<&-
 
 # -------------------------------------------------------------- results
 
+# name_traces CSV: every replay row of a run in trace_runs gets
+# trace_name=NAME first in its extra (the engine's trace=N counts events)
+name_traces() {
+	[ -n "$trace_runs" ] && [ -s "$1" ] || return 0
+	if awk -F, -v OFS=, -v map="$trace_runs" '
+		BEGIN { n = split(map, m, " "); for (i = 1; i <= n; i++) {
+			split(m[i], kv, "="); name[kv[1]] = kv[2] } }
+		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+		$c["workload"] == "replay" && ($c["run"] in name) &&
+			$c["extra"] !~ /^trace_name=/ {
+			$c["extra"] = "trace_name=" name[$c["run"]] ";" $c["extra"] }
+		{ print }' "$1" >"$1.tmp"; then
+		mv "$1.tmp" "$1"
+	else
+		rm -f "$1.tmp"
+		err "cannot name the traces in $1"
+	fi
+}
+
 if [ -n "$PIDX_USER" ] && [ -s "$OUT/results.csv" ]; then
+	name_traces "$OUT/results.csv"
 	rows=$(($(grep -c . "$OUT/results.csv") - 1))
 	say "wrote $OUT/results.csv ($rows rows, substrate=user)"
 	bad=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "verified") c = i; next }
@@ -877,6 +963,7 @@ if [ -n "$PIDX_USER" ] && [ -s "$OUT/results.csv" ]; then
 elif [ -n "$PIDX_USER" ]; then
 	err "pidx-user wrote no $OUT/results.csv"
 elif cat "$D/results.csv" >"$OUT/results.csv"; then
+	name_traces "$OUT/results.csv"
 	rows=$(($(grep -c . "$OUT/results.csv") - 1))
 	say "wrote $OUT/results.csv ($rows rows)"
 	bad=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "verified") c = i; next }

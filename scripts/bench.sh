@@ -70,6 +70,12 @@ interleaved repeats, in one `run`):
   --dists LIST        lookup distributions of the keys sweep's lookup storms
                       (uniform, zipf:S, recent:H, sequential), each its own
                       configuration, in every sweep [DISTS=uniform]
+  --traces LIST       trace files (docs/traces.md; .xz is unpacked): each
+                      a `replay` configuration of its own, at every keys
+                      size and shape of the keys sweep and every CPU count
+                      of the CPU sweep's first mode, in the kernel and user
+                      sweeps (not cachegrind's) [TRACES]; the rows name the
+                      file (trace=NAME in extra, NAME without .trace.xz)
   --shapes LIST       live sets dense, spread, aged, each its own
                       configurations of the keys sweep (every workload under
                       the first, lookup and fork under the others; the CPU
@@ -123,6 +129,10 @@ Where:
                       at the keys sizes up to MAX only
                       [CG_WORKLOADS=lookup,fork@32K]: fork at 1M took 14.5
                       min for 8 indexes; give lookup,fork for it
+  --cg-shapes LIST    shapes of the cachegrind sweep [CG_SHAPES]; default
+                      the sweep's (--shapes, else dense,aged)
+  --cg-dists LIST     lookup dists of the cachegrind sweep [CG_DISTS];
+                      default the sweep's (--dists)
   --cg-indexes LIST   indexes of the cachegrind sweep [CG_INDEXES]; default
                       the sweep's (--indexes)
   --cg-ops N          operations of a counted storm [CG_OPS=20000]; it runs
@@ -189,6 +199,9 @@ CG_WORKLOADS=${CG_WORKLOADS:-lookup,fork@32K}
 CG_OPS=${CG_OPS:-20000}
 CG_INDEXES=${CG_INDEXES:-}
 CG_REPEAT=${CG_REPEAT:-1}
+CG_SHAPES=${CG_SHAPES:-}
+CG_DISTS=${CG_DISTS:-}
+TRACES=${TRACES:-}
 # The native user sweep is cheap: it also runs 1M keys, and its keys sweep runs
 # on one CPU, where the lookup targets are judged (results/targets.toml).
 USER_KEYS=${USER_KEYS-1K,32K,1M}
@@ -250,6 +263,9 @@ while [ $# -gt 0 ]; do
 	--cg-ops) needarg "$@"; CG_OPS=$2; shift ;;
 	--cg-indexes) needarg "$@"; CG_INDEXES=$2; shift ;;
 	--cg-repeat) needarg "$@"; CG_REPEAT=$2; shift ;;
+	--cg-shapes) needarg "$@"; CG_SHAPES=$2; shift ;;
+	--cg-dists) needarg "$@"; CG_DISTS=$2; shift ;;
+	--traces) needarg "$@"; TRACES=$2; shift ;;
 	--smp) needarg "$@"; SMP=$2; shift ;;
 	--mem) needarg "$@"; MEM=$2; shift ;;
 	--accel) needarg "$@"; ACCEL=$2; shift ;;
@@ -314,7 +330,18 @@ gargs+=(--numa "$NUMA")
 [ -z "$CG_INDEXES" ] || cargs+=(--indexes "$CG_INDEXES")
 cgargs=("${cargs[@]}" --keys "$CG_KEYS" --workloads "$CG_WORKLOADS"
 	--ops "$CG_OPS" --repeat "$CG_REPEAT" --visits no --numa no --cachegrind
-	--shapes "${SHAPES_GIVEN:-dense,aged}")
+	--shapes "${CG_SHAPES:-${SHAPES_GIVEN:-dense,aged}}")
+[ -z "$CG_DISTS" ] || cgargs+=(--dists "$CG_DISTS")
+# --traces: every file readable, every name its own (a row names its trace)
+trace_srcs=()
+if [ -n "$TRACES" ]; then
+	IFS=, read -r -a trace_srcs <<<"$TRACES"
+	for t in "${trace_srcs[@]}"; do
+		if [ ! -f "$t" ] || [ ! -r "$t" ]; then die -c 2 "--traces: cannot read '$t'"; fi
+	done
+	dup=$(for t in "${trace_srcs[@]}"; do basename "$t"; done | sed 's/\.xz$//; s/\.trace$//' | sort | uniq -d)
+	[ -z "$dup" ] || die -c 2 "--traces: two traces named '$dup'"
+fi
 if [ -z "$MEM" ]; then
 	if [ "$FULL" = 1 ]; then MEM=4096; else MEM=2048; fi
 fi
@@ -487,6 +514,24 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+# the traces unpacked into $tmp/traces/NAME.trace: the host's sweeps read
+# them there, the VM's in /pidx/traces/
+host_traces=''
+vm_traces=''
+if [ ${#trace_srcs[@]} -gt 0 ]; then
+	case ",$TRACES" in *.xz,* | *.xz) command -v xz >/dev/null || ensure_pkgs xz-utils ;; esac
+	mkdir -p "$tmp/traces"
+	for t in "${trace_srcs[@]}"; do
+		n=$(basename "$t" | sed 's/\.xz$//; s/\.trace$//')
+		case $t in
+		*.xz) xz -dc -- "$t" >"$tmp/traces/$n.trace" || die "--traces: cannot unpack '$t'" ;;
+		*) cp -- "$t" "$tmp/traces/$n.trace" || die "--traces: cannot copy '$t'" ;;
+		esac
+		host_traces=${host_traces:+$host_traces,}$tmp/traces/$n.trace
+		vm_traces=${vm_traces:+$vm_traces,}/pidx/traces/$n.trace
+	done
+	gargs+=(--traces "$host_traces")
+fi
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
@@ -595,12 +640,14 @@ run_part() {
 			vmargs=(--smp "$SMP" --mem "$MEM" --accel "$ACCEL" --out "$d" --progress
 				--timeout "${TIMEOUT:-$((4 * ${est_s:-600} + 600))}")
 			[ -z "$KERNEL" ] || vmargs+=(--kernel "$KERNEL")
+			[ -z "$vm_traces" ] || vmargs+=(--file "$tmp/traces")
 			[ -z "$HEADERS" ] || vmargs+=(--headers "$HEADERS")
 			[ -z "$RELEASE" ] || vmargs+=(--release "$RELEASE")
 			# two emulated nodes: no cost to the other sweeps, which allocate locally
 			if [ "$NUMA" != no ] && [ "$SMP" -ge 2 ]; then vmargs+=(--numa); fi
 			"$SELF_DIR/vm-run.sh" "${vmargs[@]}" "$GUEST" -- "${gargs[@]}" \
-				--dependent "$(kernel_dependent vm)" --shapes "$(kernel_shapes vm)" || r=$?
+				--dependent "$(kernel_dependent vm)" --shapes "$(kernel_shapes vm)" \
+				${vm_traces:+--traces "$vm_traces"} || r=$?
 		fi
 		;;
 	user)
@@ -766,6 +813,7 @@ substrates=
 	echo "status=$rc"
 	grep -v -e '^#' -e '^$' "$sweep" | grep -v -e '^estimate_s=' -e '^slowdown='
 	echo "estimate_s=$est_s"
+	[ -z "$TRACES" ] || echo "trace_files=$TRACES"
 	if [ "$env" = vm ]; then
 		echo "vm_smp=$SMP"
 		echo "vm_mem_mb=$MEM"

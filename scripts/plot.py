@@ -364,12 +364,16 @@ def check_new_columns(row, path, line):
 def workload_label(row):
     if row["workload"] == "mixed" and row["mix"]:
         return f"mixed {row['mix']}"
-    # replays of different traces are different workloads: the trace's
-    # event count (extra's trace=N) tells them apart
+    # replays of different traces are different workloads
     if row["workload"] == "replay":
-        for kv in (row.get("extra") or "").split(";"):
-            if kv.startswith("trace="):
-                return f"replay {kv[len('trace='):]}ev"
+        # bench names each trace (trace_name=, first); a row without
+        # one tells traces apart by their event count (trace=N)
+        kvs = dict(kv.partition("=")[::2] for kv in
+                   (row.get("extra") or "").split(";"))
+        if kvs.get("trace_name"):
+            return f"replay {kvs['trace_name']}"
+        if kvs.get("trace"):
+            return f"replay {kvs['trace']}ev"
     return row["workload"]
 
 

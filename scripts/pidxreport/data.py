@@ -103,9 +103,14 @@ def workload_label(row):
         return f"mixed {row['mix']}"
     # one workload per trace, as plot.py labels it
     if row.get("workload") == "replay":
-        for kv in (row.get("extra") or "").split(";"):
-            if kv.startswith("trace="):
-                return f"replay {kv[len('trace='):]}ev"
+        # bench names each trace (trace_name=, first); a row without
+        # one tells traces apart by their event count (trace=N)
+        kvs = dict(kv.partition("=")[::2] for kv in
+                   (row.get("extra") or "").split(";"))
+        if kvs.get("trace_name"):
+            return f"replay {kvs['trace_name']}"
+        if kvs.get("trace"):
+            return f"replay {kvs['trace']}ev"
     return row.get("workload", "?")
 
 
