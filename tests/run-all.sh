@@ -488,12 +488,32 @@ csv_count() {
 		$2 { n++ } END { print n + 0 }" "$1" 2>/dev/null || echo 0
 }
 
+# traces_named DIR PART NAME COND: the rows of COND replayed trace NAME,
+# none FAILED (null verifies nothing), with as many indexes as the part's lookup rows have, and the
+# report has a row for NAME
+traces_named() {
+	local f=$1/results.csv n ni nl
+	n=$(csv_count "$f" "$4 && v(\"workload\") == \"replay\" && index(v(\"extra\"), \"trace_name=$3;\") == 1 && v(\"verified\") != \"FAILED\"")
+	ni=$(awk -F, -v name="$3" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["workload"] == "replay" && index($c["extra"], "trace_name=" name ";") == 1 { print $c["index"] }' "$f" | sort -u | wc -l)
+	nl=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["workload"] == "lookup" && $c["substrate"] == part { print $c["index"] }' part="$2" "$f" | sort -u | wc -l)
+	if [ "$n" -gt 0 ] && [ "$ni" = "$nl" ] &&
+		[ "$(csv_count "$f" "$4 && v(\"workload\") == \"replay\" && v(\"verified\") == \"FAILED\"")" = 0 ] &&
+		grep -q "| $3 |" "$1/REPORT.md"; then
+		pass "bench --traces ($2): $3 replayed by all $ni indexes ($n rows, verified, named), in the report"
+	else
+		fail "bench --traces ($2)" "$3's replay rows verified for every index ($nl), in REPORT.md; saw $n rows, $ni indexes"
+	fi
+}
+
 bench_plumbing_test() {
 	section "make bench plumbing at a tiny size (keys 1K, 2 workloads, 2 repeats): VM, user and cachegrind sweeps"
 	local out=$WORK/bench nk nu nc na nka nua
 	if "$REPO/scripts/bench.sh" --vm --smp 2 --keys 1K --cpus 1,2 \
 		--cpu-sweep-keys 1K --workloads lookup,fork --modes ipi,kthread --ops 2000 --repeat 2 \
 		--cg-keys 1K --cg-workloads lookup --cg-indexes idr,skiplist,null --cg-ops 2000 \
+		--traces "$REPO/tests/fixtures/trace-small.txt" \
 		--out "$out" >"$WORK/bench.log" 2>&1 &&
 		[ -s "$out/results.csv" ] && [ -s "$out/meta" ] &&
 		[ "$(find "$out" -name '*.png' | wc -l)" -ge 3 ] &&
@@ -521,6 +541,17 @@ bench_plumbing_test() {
 	else
 		fail "bench under QEMU: three parts" "kernel rows (dense only), user rows with aged ones, 6 cachegrind rows (3 aged); saw $nk ($nka not dense), $nu ($nua aged), $nc ($na aged)"
 	fi
+	# --traces: the trace loaded through debugfs in the VM, read from its
+	# file by pidx-user; every index replays it, rows named, none in the
+	# cachegrind sweep
+	traces_named "$out" kernel trace-small 'v("substrate") == "kernel"'
+	traces_named "$out" user trace-small 'v("substrate") == "user" && v("pmu") == "off"'
+	if [ "$(csv_count "$out/results.csv" 'v("workload") == "replay" && v("pmu") == "cachegrind"')" = 0 ] &&
+		grep -qx 'traces=trace-small' "$out/meta"; then
+		pass "bench --traces: no replay under cachegrind, meta names the trace"
+	else
+		fail "bench --traces: meta" "traces=trace-small in meta, no cachegrind replay row, saw: $(grep trace "$out/meta" | tr '\n' ' ')"
+	fi
 	if grep -qx 'parts=kernel,user,cachegrind' "$out/meta" && grep -q '^part_kernel=.*EMULATED' "$out/meta" &&
 		grep -q '^part_cachegrind=.*pmu=cachegrind' "$out/meta" &&
 		grep -q 'where the numbers come from' "$WORK/bench.log" &&
@@ -539,7 +570,8 @@ bench_plumbing_test() {
 	out=$WORK/bench-user
 	if "$REPO/scripts/bench.sh" --user --keys 1K --cpus 1,2 --cpu-sweep-keys 1K \
 		--workloads lookup,fork --ops 2000 --repeat 2 --visits no --cachegrind-sweep no \
-		--dists uniform,zipf:0.99 --out "$out" >"$WORK/bench-user.log" 2>&1 &&
+		--dists uniform,zipf:0.99 --traces "$REPO/results/traces/make-j2-user.trace.xz" \
+		--out "$out" >"$WORK/bench-user.log" 2>&1 &&
 		grep -qx 'env=user' "$out/meta" && grep -qx 'parts=user' "$out/meta" &&
 		[ "$(csv_count "$out/results.csv" 'v("substrate") == "user" && v("verified") != "FAILED"')" -gt 0 ] &&
 		[ "$(csv_count "$out/results.csv" 'v("substrate") != "user" || v("verified") == "FAILED"')" = 0 ] &&
@@ -559,6 +591,7 @@ bench_plumbing_test() {
 	else
 		fail "bench --user: dependent" "as many dependent=1 as dependent=0 lookup rows, no dependent fork row, dependent=0,1 in meta, saw $n dependent rows, $(grep dependent "$out/meta" | tr '\n' ' ')"
 	fi
+	traces_named "$out" user make-j2-user 'v("substrate") == "user"'
 	# --dists: the keys sweep's lookups once per dist, the rest uniform or n/a
 	n=$(csv_count "$out/results.csv" 'v("workload") == "lookup" && v("dist") == "zipf:0.99" && v("verified") != "FAILED"')
 	if [ "$n" -gt 0 ] &&

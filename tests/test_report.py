@@ -256,8 +256,76 @@ def main():
     check("memory per key: a table for each live set, pid_max named",
           "native, aged keys:" in mem and "native, dense keys:" in mem and
           "32K (pid_max 65536)" in mem, mem[:200])
+    traffic_checks()
     print(f"test_report.py: {failed} failed")
     return 1 if failed else 0
+
+
+def traffic_checks():
+    """The skewed and recorded traffic section on rows of known answer."""
+    spread = (0.98, 1.0, 1.02, 0.99, 1.01)
+
+    def storms(run, wl, dist, ns, extra="n/a", ncpus=1):
+        out = []
+        for rep, f in enumerate(spread):
+            for name, v in ns.items():
+                out.append(row(run, name, wl, ncpus, 32768, rep, v * f,
+                               extra=extra) + [dist])
+        return out
+    # uniform: rbskip is the best skip at 3x idr; zipf: skiplist at 1.5x
+    rows = storms(1, "lookup", "uniform",
+                  {"idr": 10, "skiplist": 40, "rbskip": 30, "null": 2}) + \
+        storms(2, "lookup", "zipf:0.99",
+               {"idr": 8, "skiplist": 12, "rbskip": 15, "null": 2}) + \
+        storms(3, "replay", "n/a", {"idr": 50, "hash": 30, "skiplist": 60,
+                                    "null": 5},
+               extra="trace_name=build;trace=100") + \
+        storms(4, "replay", "n/a", {"idr": 50, "hash": 70, "skiplist": 40},
+               extra="trace_name=shell;trace=100") + \
+        storms(5, "replay", "n/a", {"idr": 50, "hash": 70},
+               extra="trace=300")
+    rep = Report(Results(run_dir(rows, header=HEADER + ",dist")),
+                 {"target": []})
+    t = rep.traffic
+    ans = t.answers()
+    md = rep.markdown("x")
+    check("traffic: the skip family's gap, best under each dist, shrinks 2x",
+          [(r[3], r[5], round(r[7].median, 3), r[7].apart())
+           for r in t.gap_rows()] == [("rbskip", "skiplist", 0.5, True)] and
+          any("shrinks in 1 of 1" in a for a in ans),
+          [(r[3], r[5], r[7].median) for r in t.gap_rows()])
+    check("traffic: each trace its own workload, by name or event count",
+          sorted({r[1] for r in t.trace_rows()}) ==
+          ["300ev", "build", "shell"], [r[1] for r in t.trace_rows()])
+    wins = {r[1]: (r[3], r[5]) for r in t.trace_rows()}
+    check("traffic: the fastest index of each trace and its runner-up",
+          wins.get("build") == ("hash", "idr") and
+          wins.get("shell") == ("skiplist", "idr") and
+          any("trace build: fastest hash in 1 of 1" in a for a in ans),
+          wins)
+    check("traffic: the hot set hides 20% (idr) to 70% (skiplist), null "
+          "left out of the answer",
+          any("ns/op is 0.300x (skiplist) to 0.800x (idr) its uniform one: "
+              "a hot set hides 20% to 70%" in a for a in ans) and
+          "## Skewed and recorded traffic" in md, ans)
+    # overlapping spreads are not apart, and say so
+    wide = (0.5, 1.0, 1.5, 0.7, 1.3)
+    rows = []
+    for run, dist, sk in ((1, "uniform", 20), (2, "recent:64", 18)):
+        for r, f in enumerate(wide):
+            rows.append(row(run, "idr", "lookup", 1, 32768, r, 10) + [dist])
+            rows.append(row(run, "skiplist", "lookup", 1, 32768, r,
+                            sk * f) + [dist])
+    t = Report(Results(run_dir(rows, header=HEADER + ",dist")),
+               {"target": []}).traffic
+    check("traffic: a change inside the spread is not apart",
+          [r[7].apart() for r in t.gap_rows()] == [False] and
+          any("shrinks in 0 of 1" in a for a in t.answers()),
+          [r[7].text() for r in t.gap_rows()])
+    # without skewed or replayed rows the section is left out
+    check("traffic: no section without dists or replays",
+          Report(Results(run_dir(lookup([0.5] * 3))),
+                 {"target": []}).traffic.markdown() == "", "a section")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ import os
 from . import targets as tg
 from .data import (SUBSTRATE_SHORT, SUBSTRATE_TEXT, fmt_keys, workload_key)
 from .stats import Interval, fmt, fmt_interval
+from .traffic import Traffic
 
 CAVEAT = {
     "kernel-tcg": "QEMU TCG emulates the CPU: absolute times are not "
@@ -72,6 +73,7 @@ class Report:
         self.subs = res.substrates()
         self.indexes = res.indexes()
         self._headline()
+        self.traffic = Traffic(res)
 
     # ------------------------------------------------------------ analysis
     def _headline(self):
@@ -510,6 +512,7 @@ class Report:
         sc = self.scaling_md()
         if sc:
             parts += ["## CPU sweep", "", sc, ""]
+        parts += [self.traffic.markdown(), ""]
         parts += ["## Figures", "", self.figures_md(), "",
                   "## Rows", "", self.left_out_md(), ""]
         del m
@@ -587,4 +590,8 @@ class Report:
                          f"{SUBSTRATE_SHORT.get(v.substrate, '-')} | "
                          f"{fmt_interval(v.iv)} | {t['op']} "
                          f"{fmt(t['threshold'])} | {v.verdict} |")
+        answers = self.traffic.answers()
+        if answers:
+            lines += ["", "Skewed and recorded traffic:", ""]
+            lines += [f"- {x}" for x in answers]
         return "\n".join(lines)
