@@ -60,26 +60,14 @@ int pidx_trace_copy(struct pidx_trace *dst, const struct pidx_trace *src)
 void pidx_trace_mark(const struct pidx_trace *t, struct pidx_trace_mark *m)
 {
 	m->nev = t->nev;
-	m->lines = t->lines;
-	m->last_t = t->last_t;
-	m->has_t = t->has_t;
-	m->header_line = t->header_line;
-	m->header_events = t->header_events;
-	m->partial_len = t->partial_len;
-	memcpy(m->partial, t->partial, t->partial_len);
+	m->rd = t->rd;
 }
 
 /* a grown array keeps its room */
 void pidx_trace_rewind(struct pidx_trace *t, const struct pidx_trace_mark *m)
 {
 	t->nev = m->nev;
-	t->lines = m->lines;
-	t->last_t = m->last_t;
-	t->has_t = m->has_t;
-	t->header_line = m->header_line;
-	t->header_events = m->header_events;
-	t->partial_len = m->partial_len;
-	memcpy(t->partial, m->partial, m->partial_len);
+	t->rd = m->rd;
 }
 
 /*
@@ -237,7 +225,7 @@ static int pidx_trace_line(const struct pidx_trace *t, const char *s, size_t len
 	}
 	if (pidx_trace_fields(&ws, ev, tv, has_t, why))
 		return -EINVAL;
-	if (*has_t && t->has_t && *tv < t->last_t) {
+	if (*has_t && t->rd.has_t && *tv < t->rd.last_t) {
 		*why = "t= earlier than the last line's t=";
 		return -EINVAL;
 	}
@@ -268,14 +256,14 @@ static void pidx_trace_header(struct pidx_trace *t, const char *s, size_t len)
 	size_t i, n = strlen(PIDX_TRACE_HEADER);
 	u64 v = 0;
 
-	if (t->header_line || len <= n || memcmp(s, PIDX_TRACE_HEADER, n) ||
+	if (t->rd.header_line || len <= n || memcmp(s, PIDX_TRACE_HEADER, n) ||
 	    s[n] < '0' || s[n] > '9')
 		return;
 	/* any digits, a larger N than any trace's saturating */
 	for (i = n; i < len && s[i] >= '0' && s[i] <= '9'; i++)
 		v = min_t(u64, v * 10 + (s[i] - '0'), U32_MAX);
-	t->header_line = t->lines + 1;
-	t->header_events = v;
+	t->rd.header_line = t->rd.lines + 1;
+	t->rd.header_events = v;
 }
 
 /* The held line, whole: parsed, and appended if an event. */
@@ -286,12 +274,12 @@ static int pidx_trace_take(struct pidx_trace *t, u32 *line, const char **why)
 	u64 tv;
 	int ret;
 
-	*line = t->lines + 1;
-	ret = pidx_trace_line(t, t->partial, t->partial_len, &ev, &tv, &has_t, why);
+	*line = t->rd.lines + 1;
+	ret = pidx_trace_line(t, t->rd.partial, t->rd.partial_len, &ev, &tv, &has_t, why);
 	if (ret < 0)
 		return ret;
-	if (!ret && t->partial_len && t->partial[0] == '#')
-		pidx_trace_header(t, t->partial, t->partial_len);
+	if (!ret && t->rd.partial_len && t->rd.partial[0] == '#')
+		pidx_trace_header(t, t->rd.partial, t->rd.partial_len);
 	if (ret) {
 		if (t->nev == PIDX_TRACE_EVENTS_MAX) {
 			*why = "more than 1000000 events";
@@ -303,12 +291,12 @@ static int pidx_trace_take(struct pidx_trace *t, u32 *line, const char **why)
 		}
 		t->ev[t->nev++] = ev;
 		if (has_t) {
-			t->last_t = tv;
-			t->has_t = true;
+			t->rd.last_t = tv;
+			t->rd.has_t = true;
 		}
 	}
-	t->lines++;
-	t->partial_len = 0;
+	t->rd.lines++;
+	t->rd.partial_len = 0;
 	return 0;
 }
 
@@ -325,14 +313,14 @@ int pidx_trace_feed(struct pidx_trace *t, const char *buf, size_t len,
 		nl = memchr(buf, '\n', len);
 		take = nl ? nl - buf : len;
 		/* the newline counts: a held line may still end without one */
-		if (t->partial_len + take + !!nl > PIDX_TRACE_LINE_MAX) {
-			*line = t->lines + 1;
+		if (t->rd.partial_len + take + !!nl > PIDX_TRACE_LINE_MAX) {
+			*line = t->rd.lines + 1;
 			*why = "a line longer than 128 bytes, its newline included";
 			ret = -EINVAL;
 			break;
 		}
-		memcpy(t->partial + t->partial_len, buf, take);
-		t->partial_len += take;
+		memcpy(t->rd.partial + t->rd.partial_len, buf, take);
+		t->rd.partial_len += take;
 		if (!nl)
 			break;
 		ret = pidx_trace_take(t, line, why);
@@ -351,7 +339,7 @@ int pidx_trace_end(struct pidx_trace *t, u32 *line, const char **why)
 	struct pidx_trace_mark m;
 	int ret;
 
-	if (t->partial_len) {
+	if (t->rd.partial_len) {
 		pidx_trace_mark(t, &m);
 		ret = pidx_trace_take(t, line, why);
 		if (ret) {
@@ -359,8 +347,8 @@ int pidx_trace_end(struct pidx_trace *t, u32 *line, const char **why)
 			return ret;
 		}
 	}
-	if (t->header_line && t->header_events != t->nev) {
-		*line = t->header_line;
+	if (t->rd.header_line && t->rd.header_events != t->nev) {
+		*line = t->rd.header_line;
 		*why = "the header's events recorded differ from the events in the trace";
 		return -EINVAL;
 	}
@@ -376,8 +364,8 @@ int pidx_trace_summary(const struct pidx_trace *t, struct pidx_trace_sum *sum)
 
 	memset(sum, 0, sizeof(*sum));
 	sum->events = t->nev;
-	sum->lines = t->lines;
-	sum->pending = t->partial_len;
+	sum->lines = t->rd.lines;
+	sum->pending = t->rd.partial_len;
 	st = kvcalloc(PIDX_PID_MAX_LIMIT, sizeof(*st), GFP_KERNEL);
 	cpus = kvcalloc(BITS_TO_LONGS(PIDX_TRACE_CPU_LIMIT), sizeof(*cpus), GFP_KERNEL);
 	if (!st || !cpus) {

@@ -50,11 +50,8 @@ struct pidx_trace_ev {
 	u32 op;
 };
 
-/* A trace as read so far: whole lines parsed, a last partial line held. */
-struct pidx_trace {
-	struct pidx_trace_ev *ev;
-	u32 nev;
-	u32 cap;
+/* Where the reading of a trace's text stands, beside its events. */
+struct pidx_trace_read {
 	u32 lines;		/* lines read whole, comments included */
 	u64 last_t;		/* the last t= seen, if has_t */
 	bool has_t;
@@ -63,6 +60,14 @@ struct pidx_trace {
 	u64 header_events;
 	u32 partial_len;
 	char partial[PIDX_TRACE_LINE_MAX + 2];
+};
+
+/* A trace as read so far: whole lines parsed, a last partial line held. */
+struct pidx_trace {
+	struct pidx_trace_ev *ev;
+	u32 nev;
+	u32 cap;
+	struct pidx_trace_read rd;
 };
 
 /* What reading trace shows (pidx_trace_summary()). */
@@ -106,13 +111,7 @@ extern const char *const pidx_trace_op_names[PIDX_NR_TEV];
 /* Where a trace stood, to go back there when a later piece is refused. */
 struct pidx_trace_mark {
 	u32 nev;
-	u32 lines;
-	u64 last_t;
-	bool has_t;
-	u32 header_line;
-	u64 header_events;
-	u32 partial_len;
-	char partial[PIDX_TRACE_LINE_MAX + 2];
+	struct pidx_trace_read rd;
 };
 
 void pidx_trace_mark(const struct pidx_trace *t, struct pidx_trace_mark *m);

@@ -159,14 +159,21 @@ static void churn(struct pidx_storm *s, u32 n)
 static int prepare(const struct opts *o, struct pidx_storm *s, const char **why)
 {
 	const struct pidx_config *cfg = s->cfg;
+	size_t grow;
 	int ret;
 
 	ret = pidx_storm_setup(s, why);
 	if (ret)
 		return ret;
-	/* memory the storm will take is mapped now, not during the storm */
-	kc_arena_prefault(((size_t)cfg->keys + (size_t)cfg->ops * s->nworkers) * 256 +
-			  (32UL << 20));
+	/*
+	 * memory the storm will take is mapped now, not during the storm: a
+	 * replay ignores ops and forks at most once an event
+	 */
+	if (cfg->replay)
+		grow = (size_t)cfg->replay->initial + cfg->replay->events;
+	else
+		grow = (size_t)cfg->ops * s->nworkers;
+	kc_arena_prefault(((size_t)cfg->keys + grow) * 256 + (32UL << 20));
 	ret = pidx_prefill(s);
 	if (ret)
 		return ret;

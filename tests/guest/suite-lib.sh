@@ -125,6 +125,16 @@ now10() {
 }
 
 # nnodes: how many NUMA nodes the guest has (vm-run.sh --numa gives two)
+# wait_running: until testcase says a run (started in the background) is
+# in flight, at most 10 s
+wait_running() {
+	i=0
+	while ! grep -q 'state: running' $D/testcase && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
 nnodes() {
 	find /sys/devices/system/node -maxdepth 1 -name 'node[0-9]*' | wc -l
 }

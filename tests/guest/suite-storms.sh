@@ -21,11 +21,7 @@ t_busy() {
 		echo "$rc" >/tmp/bg-run.rc
 	) &
 	bgpid=$!
-	i=0
-	while ! grep -q 'state: running' $D/testcase && [ $i -lt 200 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
+	wait_running
 	expect "run in flight shows state running" running "$(awk '/^state:/ { print $2 }' $D/testcase)"
 	bad keys 100 EBUSY
 	bad workload fork EBUSY
@@ -387,11 +383,7 @@ t_replay() {
 	printf 'wait 9\n' >&3
 	(echo run >$D/testcase) 2>/dev/null 3>&- &
 	bgpid=$!
-	i=0
-	while ! grep -q 'state: running' $D/testcase && [ $i -lt 200 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
+	wait_running
 	exec 3>&-
 	case "$(grep '^last:' $D/testcase)" in
 	"last: trace -16 trace: a run was in flight at close: the load dropped") pass "a load closed during a run: dropped, testcase says so" ;;
