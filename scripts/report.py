@@ -14,7 +14,9 @@ counts and the figures.  --terminal also prints the headline table.
 
 --update fills the generated blocks of the markdown FILEs, between
     <!-- pidx-report:begin RESULTS_DIR -->  and  <!-- pidx-report:end -->
-(RESULTS_DIR relative to the repository), from that directory's data.
+(RESULTS_DIR relative to the repository), from that directory's data;
+"begin RESULTS_DIR traffic" gives only the answers on skewed and
+recorded traffic.
 
 --check regenerates every committed results/*/REPORT.md and every block
 of README.md and results/README.md, and exits 1 with a diff when any of
@@ -34,7 +36,7 @@ from pidxreport.data import ReportError, Results  # noqa: E402
 from pidxreport.render import Report  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BLOCK = re.compile(r"(<!-- pidx-report:begin (\S+) -->\n)(.*?)"
+BLOCK = re.compile(r"(<!-- pidx-report:begin (\S+)(?: (traffic))? -->\n)(.*?)"
                    r"(<!-- pidx-report:end -->)", re.S)
 DOCS_WITH_BLOCKS = ("README.md", "results/README.md")
 
@@ -79,7 +81,9 @@ def updated(path, repo, targets):
         d = os.path.join(repo, m.group(2))
         rep = make_report(d, targets)
         rel = os.path.relpath(d, os.path.dirname(os.path.abspath(path)))
-        return m.group(1) + rep.summary_block(rel) + "\n" + m.group(4)
+        if m.group(3) == "traffic":
+            return m.group(1) + rep.traffic_block(rel) + "\n" + m.group(5)
+        return m.group(1) + rep.summary_block(rel) + "\n" + m.group(5)
     return text, BLOCK.sub(fill, text)
 
 

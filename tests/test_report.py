@@ -303,6 +303,10 @@ def traffic_checks():
           wins.get("shell") == ("skiplist", "idr") and
           any("trace build: fastest hash in 1 of 1" in a for a in ans),
           wins)
+    blk = rep.traffic_block("x")
+    check("traffic: a README block of the answers alone",
+          blk.startswith("From `x`") and "- native, zipf:0.99: the skip "
+          "family's gap" in blk and "| target |" not in blk, blk[:200])
     check("traffic: the hot set hides 20% (idr) to 70% (skiplist), null "
           "left out of the answer",
           any("ns/op is 0.300x (skiplist) to 0.800x (idr) its uniform one: "

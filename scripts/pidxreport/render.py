@@ -558,16 +558,26 @@ class Report:
                        "space on this host's CPU.")
         return "\n".join(out)
 
+    def _from_line(self, dir_label):
+        m = self.res.meta
+        return (f"From `{dir_label}` (pidx "
+                f"{m.get('module_version', '?')}, "
+                f"{(m.get('date') or '?')[:10]}, "
+                f"{m.get('host_cpus', '?')}-CPU "
+                f"{m.get('host_cpu_model') or m.get('cpu_model', '?')}); "
+                f"every table and figure: [REPORT.md]"
+                f"({dir_label}/REPORT.md).")
+
+    def traffic_block(self, dir_label):
+        """A README block of the traffic answers alone."""
+        answers = self.traffic.answers()
+        return "\n".join([self._from_line(dir_label), ""] +
+                         ([f"- {x}" for x in answers] or
+                          ["No lookups under a skewed dist, no replay."]))
+
     def summary_block(self, dir_label):
         """The block the README and results/README.md carry."""
-        m = self.res.meta
-        lines = [f"From `{dir_label}` (pidx "
-                 f"{m.get('module_version', '?')}, "
-                 f"{(m.get('date') or '?')[:10]}, "
-                 f"{m.get('host_cpus', '?')}-CPU "
-                 f"{m.get('host_cpu_model') or m.get('cpu_model', '?')}); "
-                 f"every table and figure: [REPORT.md]"
-                 f"({dir_label}/REPORT.md).", ""]
+        lines = [self._from_line(dir_label), ""]
         fast = [x for x in self.winners() if x[0][0] in ("lookup", "fork")
                 and x[1] not in ("kernel-tcg", "kernel-kvm")]
         if fast:
