@@ -208,7 +208,7 @@ class Traffic:
                         f"{_span(meds[0], meds[-1])}")
                 if sel:
                     lo = min(sel, key=lambda r: r[7].median)
-                    text += (f" (the most: {lo[1]}, {fmt(lo[4].median)}x "
+                    text += (f" (lowest at {lo[1]}: {fmt(lo[4].median)}x "
                              f"idr under uniform, {fmt(lo[6].median)}x "
                              f"under {d})")
                 out.append(text + ".")
