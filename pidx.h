@@ -155,6 +155,7 @@ struct pidx_ops {
 
 extern const struct pidx_ops pidx_null_ops;
 extern const struct pidx_ops pidx_idr_ops;
+extern const struct pidx_ops pidx_idr_onelock_ops;
 extern const struct pidx_ops pidx_skiplist_ops;
 extern const struct pidx_ops pidx_rbskip_ops;
 extern const struct pidx_ops pidx_hash_ops;

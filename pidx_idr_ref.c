@@ -1,11 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The reference index: the IDR used exactly as kernel/pid.c (Linux 6.1) uses
- * it.  alloc_pid() and pidmap_lock are not exported, so this file repeats
- * their steps on an IDR and a spinlock of its own:
+ * The kernel's IDR as kernel/pid.c uses it: Linux 6.1's alloc_pid(), which
+ * takes pidmap_lock twice per PID (`idr`), and mainline's, which takes it
+ * once (`idr_onelock`).  alloc_pid() and pidmap_lock are not exported, so
+ * this file repeats their steps on an IDR and a spinlock of its own.
+ *
+ * idr, 6.1:
  *
  *   idr_preload(); lock; idr_alloc_cyclic(NULL, floor, pid_max, GFP_ATOMIC);
  *   unlock; idr_preload_end();  ...  lock; idr_replace(); unlock;
+ *
+ * idr_onelock, mainline's, follows commit 6d864a1b "pid: only take
+ * pidmap_lock once on alloc" (Mateusz Guzik, v3, reviewed by Oleg Nesterov;
+ * series "further damage-control lack of clone scalability").  Its diff was
+ * not found: these are the steps of the alloc_pid() it left, read in a later
+ * mainline kernel/pid.c, which agree with the commit's description:
+ *
+ *   retried_preload = false; idr_preload(GFP_KERNEL); lock;
+ *   each level: nr = idr_alloc{,_cyclic}(NULL, ..., GFP_ATOMIC);
+ *     if nr == -ENOMEM && !retried_preload: unlock; idr_preload_end();
+ *       retried_preload = true; idr_preload(GFP_KERNEL); lock; again;
+ *     retried_preload = false;
+ *   each level: idr_replace(pid, nr);  unlock; idr_preload_end();
+ *
+ * No idr_preload() before idr_replace(): it never allocates.  pidx has no
+ * struct pid or namespaces, so what alloc_pid() does besides is left out:
+ * the pid_max and capability checks moved before the lock, PIDNS_ADDING,
+ * the child_reaper check, pid_allocated, pidfs.  Mainline's pidmap_lock no
+ * longer turns interrupts off; both indexes here do, as ipi storms write
+ * from interrupt context, so that the two differ in their holds alone.
  *
  * The slot is reserved with NULL first and published by idr_replace(), so
  * lookups see nothing until then, as with a struct pid still being set up.
@@ -34,6 +57,9 @@ struct pidx_idr {
 	struct idr idr;
 	spinlock_t lock;	/* the role of pidmap_lock */
 	u32 pid_max;
+	/* idr_onelock, under the lock: takes that could not preload, retries */
+	unsigned long nr_atomic;
+	unsigned long nr_retried;
 };
 
 static inline struct pidx_idr *to_pidx_idr(struct pidx_index *idx)
@@ -94,68 +120,147 @@ static __always_inline void idr_ref_visits(struct pidx_idr *r, int index)
 		idr_ref_trace_path(r, index);
 }
 
-static void idr_ref_publish(struct pidx_idr *r, int nr)
+/*
+ * Reserves @pid, or (@pid 0) the next number in alloc_pid()'s cyclic order,
+ * with NULL, under the lock: lookups miss it until idr_replace().
+ */
+static int idr_ref_reserve(struct pidx_idr *r, u32 pid, gfp_t gfp)
 {
-	unsigned long flags;
+	if (pid)
+		return idr_alloc(&r->idr, NULL, pid, pid + 1, gfp);
+	return idr_alloc_cyclic(&r->idr, NULL,
+				pidx_alloc_floor(idr_get_cursor(&r->idr)),
+				r->pid_max, gfp);
+}
 
+/*
+ * 6.1's alloc_pid(): the number reserved in one hold of the lock, published
+ * in a second.  alloc_pid() preloads with GFP_KERNEL and allocates with
+ * GFP_ATOMIC under the lock; from on_each_cpu() nothing may sleep, so the
+ * tree allocates with the caller's atomic gfp and failures are counted.
+ */
+static int idr_ref_take(struct pidx_idr *r, u32 pid, gfp_t gfp)
+{
+	bool preload = gfpflags_allow_blocking(gfp);
+	unsigned long flags;
+	int nr;
+
+	if (preload)
+		idr_preload(gfp);
+	spin_lock_irqsave(&r->lock, flags);
+	nr = idr_ref_reserve(r, pid, preload ? GFP_ATOMIC : gfp);
+	spin_unlock_irqrestore(&r->lock, flags);
+	if (preload)
+		idr_preload_end();
+	if (nr < 0)
+		return nr;
 	/* reserved, not yet published: lookups miss it, remove() leaves it */
 	pidx_race_delay();
 	spin_lock_irqsave(&r->lock, flags);
 	idr_replace(&r->idr, xa_mk_value(nr), nr);
 	spin_unlock_irqrestore(&r->lock, flags);
+	return nr;
 }
 
-static int idr_ref_alloc(struct pidx_index *idx, gfp_t gfp)
+/*
+ * Mainline's alloc_pid(): reserved and published in one hold, so no one who
+ * takes the lock ever meets a reserved, unpublished slot.  A preload fills
+ * the per-CPU pool for one allocation only; alloc_pid() makes one per
+ * namespace level under the hold, so -ENOMEM there lets the lock go, preloads
+ * again and retries the level once (idr_preload() cannot say whether it got
+ * memory).  The caller's gfp is GFP_KERNEL wherever it may block, the
+ * commit's preload.  Where it may not (ipi storms) nothing can preload: the
+ * tree allocates with that gfp and -ENOMEM is final; describe() says so.
+ *
+ * One level: with namespace levels, the reserve and its retry become a loop
+ * over them (retried reset at each), and the publish a loop after it.
+ */
+static int idr_onelock_take(struct pidx_idr *r, u32 pid, gfp_t gfp)
 {
-	struct pidx_idr *r = to_pidx_idr(idx);
 	bool preload = gfpflags_allow_blocking(gfp);
+	bool retried = false;
 	unsigned long flags;
 	int nr;
 
-	/*
-	 * alloc_pid() preloads with GFP_KERNEL and allocates with GFP_ATOMIC
-	 * under the lock; from on_each_cpu() nothing may sleep, so the tree
-	 * allocates with the caller's atomic gfp and failures are counted.
-	 */
 	if (preload)
 		idr_preload(gfp);
 	spin_lock_irqsave(&r->lock, flags);
-	nr = idr_alloc_cyclic(&r->idr, NULL,
-			      pidx_alloc_floor(idr_get_cursor(&r->idr)),
-			      r->pid_max, preload ? GFP_ATOMIC : gfp);
+	if (!preload)
+		r->nr_atomic++;
+	for (;;) {
+		nr = idr_ref_reserve(r, pid, preload ? GFP_ATOMIC : gfp);
+		if (nr != -ENOMEM || !preload || retried)
+			break;
+		spin_unlock_irqrestore(&r->lock, flags);
+		idr_preload_end();
+		retried = true;
+		idr_preload(gfp);
+		spin_lock_irqsave(&r->lock, flags);
+		r->nr_retried++;
+	}
+	if (nr >= 0) {
+		/* reserved, not yet published: lockless lookups miss it */
+		pidx_race_delay();
+		idr_replace(&r->idr, xa_mk_value(nr), nr);
+	}
 	spin_unlock_irqrestore(&r->lock, flags);
 	if (preload)
 		idr_preload_end();
-	if (nr < 0)
-		return nr;
-	idr_ref_publish(r, nr);
+	return nr;
+}
+
+/*
+ * The writers of both, by their take: always inlined, so that @take is a
+ * direct call (an indirect one would cost each op a retpoline).
+ */
+static __always_inline int
+idr_ref_alloc_by(struct pidx_index *idx, gfp_t gfp,
+		 int (*take)(struct pidx_idr *r, u32 pid, gfp_t gfp))
+{
+	struct pidx_idr *r = to_pidx_idr(idx);
+	int nr = take(r, 0, gfp);
+
 	idr_ref_visits(r, nr);
 	return nr;
 }
 
-static int idr_ref_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
+/* set_tid's path of alloc_pid(): the given number, in the same holds */
+static __always_inline int
+idr_ref_insert_by(struct pidx_index *idx, u32 pid, gfp_t gfp,
+		  int (*take)(struct pidx_idr *r, u32 pid, gfp_t gfp))
 {
 	struct pidx_idr *r = to_pidx_idr(idx);
-	bool preload = gfpflags_allow_blocking(gfp);
-	unsigned long flags;
 	int nr;
 
 	if (pid < 1 || pid >= r->pid_max)
 		return -EINVAL;
-	if (preload)
-		idr_preload(gfp);
-	spin_lock_irqsave(&r->lock, flags);
-	nr = idr_alloc(&r->idr, NULL, pid, pid + 1, preload ? GFP_ATOMIC : gfp);
-	spin_unlock_irqrestore(&r->lock, flags);
-	if (preload)
-		idr_preload_end();
+	nr = take(r, pid, gfp);
 	if (nr == -ENOSPC)
 		return -EEXIST;
 	if (nr < 0)
 		return nr;
-	idr_ref_publish(r, nr);
 	idr_ref_visits(r, nr);
 	return 0;
+}
+
+static int idr_ref_alloc(struct pidx_index *idx, gfp_t gfp)
+{
+	return idr_ref_alloc_by(idx, gfp, idr_ref_take);
+}
+
+static int idr_ref_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
+{
+	return idr_ref_insert_by(idx, pid, gfp, idr_ref_take);
+}
+
+static int idr_onelock_alloc(struct pidx_index *idx, gfp_t gfp)
+{
+	return idr_ref_alloc_by(idx, gfp, idr_onelock_take);
+}
+
+static int idr_onelock_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
+{
+	return idr_ref_insert_by(idx, pid, gfp, idr_onelock_take);
 }
 
 static bool idr_ref_lookup(struct pidx_index *idx, u32 pid)
@@ -287,13 +392,31 @@ static size_t idr_ref_mem_bytes(struct pidx_index *idx)
 	return sizeof(*r) + idr_ref_walk(r, NULL).nodes * sizeof(struct xa_node);
 }
 
-static void idr_ref_describe(struct pidx_index *idx, char *buf, size_t len)
+static int idr_ref_describe_tree(struct pidx_idr *r, char *buf, size_t len)
 {
-	struct pidx_idr *r = to_pidx_idr(idx);
 	struct idr_ref_walk w = idr_ref_walk(r, NULL);
 
-	snprintf(buf, len, "nodes=%lu;node_bytes=%zu;entries=%lu", w.nodes,
-		 sizeof(struct xa_node), w.entries);
+	return scnprintf(buf, len, "nodes=%lu;node_bytes=%zu;entries=%lu",
+			 w.nodes, sizeof(struct xa_node), w.entries);
+}
+
+static void idr_ref_describe(struct pidx_index *idx, char *buf, size_t len)
+{
+	idr_ref_describe_tree(to_pidx_idr(idx), buf, len);
+}
+
+/*
+ * retry=none(atomic): some take ran where nothing could preload (an ipi
+ * storm's writers), so an -ENOMEM there was final, not retried as mainline
+ * retries it; retry=preload: every take could.
+ */
+static void idr_onelock_describe(struct pidx_index *idx, char *buf, size_t len)
+{
+	struct pidx_idr *r = to_pidx_idr(idx);
+	int n = idr_ref_describe_tree(r, buf, len);
+
+	scnprintf(buf + n, len - n, ";retry=%s;retries=%lu",
+		  r->nr_atomic ? "none(atomic)" : "preload", r->nr_retried);
 }
 
 static void idr_ref_nodes(struct pidx_index *idx, u64 count[PIDX_NODES_MAX])
@@ -315,5 +438,22 @@ const struct pidx_ops pidx_idr_ops = {
 	.verify		= idr_ref_verify,
 	.mem_bytes	= idr_ref_mem_bytes,
 	.describe	= idr_ref_describe,
+	.nodes		= idr_ref_nodes,
+};
+
+const struct pidx_ops pidx_idr_onelock_ops = {
+	.name		= "idr_onelock",
+	.desc		= "kernel IDR as mainline's alloc_pid() uses it (one lock hold)",
+	.create		= idr_ref_create,
+	.destroy	= idr_ref_destroy,
+	.alloc		= idr_onelock_alloc,
+	.insert		= idr_onelock_insert,
+	.lookup		= idr_ref_lookup,
+	.remove		= idr_ref_remove,
+	.find_ge	= idr_ref_find_ge,
+	.set_cursor	= idr_ref_set_cursor,
+	.verify		= idr_ref_verify,
+	.mem_bytes	= idr_ref_mem_bytes,
+	.describe	= idr_onelock_describe,
 	.nodes		= idr_ref_nodes,
 };

@@ -10,6 +10,7 @@
 
 const struct pidx_ops *const pidx_index_table[] = {
 	&pidx_idr_ops,
+	&pidx_idr_onelock_ops,
 	&pidx_skiplist_ops,
 	&pidx_rbskip_ops,
 	&pidx_hash_ops,

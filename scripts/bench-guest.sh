@@ -588,8 +588,9 @@ fi
 if [ -n "$IDX_W" ] && [ "$IDX_W" != all ]; then
 	NIDX=$(echo "$IDX_W" | tr ',' '\n' | grep -c .)
 else
-	# pidx_index_table[]: idr skiplist rbskip hash ccskip lazyskip maple null
-	NIDX=8
+	# "all" of pidx_index_table[]: idr idr_onelock skiplist rbskip hash
+	# ccskip lazyskip lfradix lfradix_pc maple (null is not in it)
+	NIDX=10
 fi
 
 PLAN=$(plan)

@@ -90,10 +90,13 @@ PMU_COLUMNS = [("cycles_per_op", "cycles"),
 MISSING_WORDS = ("n/a", "na", "-")
 
 NULL = "null"
-INDEX_COLORS = {"idr": "#1f77b4", "skiplist": "#ff7f0e", "rbskip": "#2ca02c"}
+# idr_onelock, mainline's IDR, in idr's hue
+INDEX_COLORS = {"idr": "#1f77b4", "idr_onelock": "#aec7e8",
+                "skiplist": "#ff7f0e", "rbskip": "#2ca02c"}
 SPARE_COLORS = ["#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
                 "#bcbd22"]
-INDEX_MARKERS = {"idr": "o", "skiplist": "s", "rbskip": "^"}
+INDEX_MARKERS = {"idr": "o", "idr_onelock": "h", "skiplist": "s",
+                 "rbskip": "^"}
 SPARE_MARKERS = ["D", "v", "P", "X", "<", ">"]
 MODE_MARKERS = {"ipi": "o", "kthread": "^"}
 NULL_COLOR = "#7f7f7f"

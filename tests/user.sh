@@ -222,6 +222,16 @@ user_tests() {
 		done
 	done
 	dependent_tests "$u" "$c" "$nidx"
+	# the two IDR references side by side, 6.1's first; natively every
+	# take may sleep, so idr_onelock's fork rows say their -ENOMEM retries
+	after=$("$SRC/user/pidx-user" --list 2>/dev/null | cut -f1 | grep -A1 -x idr | tail -n 1)
+	x=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["index"] == "idr_onelock" { print $c["extra"]; exit }' "$u/fork-0.csv" 2>/dev/null)
+	case "$after $x" in
+	"idr_onelock "*";retry=preload;retries=0"*)
+		pass "user: --list names idr_onelock right after idr; its fork rows say retry=preload" ;;
+	*) fail "user: idr_onelock listed and described" "idr_onelock after idr, extra with retry=preload;retries=0, saw '$after', '$x'" ;;
+	esac
 	# every index under the spread and aged shapes: prefill by insert in
 	# the shape's order, the cursor set, the oracle on the shape's keys
 	cpus=${c##* }
@@ -430,9 +440,9 @@ user_tests() {
 	# an alloc that hands out a number past pid_max: the fork storm must name
 	# it, not set that bit in the oracle's pid_max-bit bitmap (a heap overrun)
 	cp -a "$SRC" "$u/badalloc"
-	perl -0pi -e 's/idr_ref_visits\(r, nr\);\n\treturn nr;\n\}\n\nstatic int idr_ref_insert/idr_ref_visits(r, nr);\n\treturn nr > 2100 && !(nr % 7) ? nr + r->pid_max : nr;\n}\n\nstatic int idr_ref_insert/' \
+	perl -0pi -e 's/\treturn idr_ref_alloc_by\(idx, gfp, idr_ref_take\);/\tint nr = idr_ref_alloc_by(idx, gfp, idr_ref_take);\n\n\treturn nr > 2100 && !(nr % 7) ? nr + to_pidx_idr(idx)->pid_max : nr;/' \
 		"$u/badalloc/pidx_idr_ref.c"
-	if grep -q 'nr + r->pid_max' "$u/badalloc/pidx_idr_ref.c" &&
+	if grep -q 'nr + to_pidx_idr(idx)->pid_max' "$u/badalloc/pidx_idr_ref.c" &&
 		make -C "$u/badalloc" user KDIR="$KDIR" >"$u/badalloc.log" 2>&1; then
 		"$u/badalloc/user/pidx-user" --indexes idr,skiplist --workload fork --keys 2K \
 			--ops 2000 --cpus 0 --csv "$u/badalloc.csv" >"$u/badalloc.out" 2>&1

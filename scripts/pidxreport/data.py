@@ -251,7 +251,8 @@ class Results:
         for r in self.rows:
             if r["index"] not in names:
                 names.append(r["index"])
-        first = [n for n in ("idr", "skiplist", "rbskip") if n in names]
+        first = [n for n in ("idr", "idr_onelock", "skiplist", "rbskip")
+                 if n in names]
         rest = sorted(n for n in names if n not in first and n != "null")
         return first + rest + (["null"] if "null" in names else [])
 

@@ -30,8 +30,9 @@ CAVEAT = {
                   "counts of a model cache, not timed.",
 }
 # the terminal table's column names, five characters at most
-ABBR = {"skiplist": "skip", "rbskip": "rbskp", "ccskip": "ccskp",
-        "lazyskip": "lazy", "lfradix": "lfrdx", "lfradix_pc": "lf_pc"}
+ABBR = {"idr_onelock": "idr1", "skiplist": "skip", "rbskip": "rbskp",
+        "ccskip": "ccskp", "lazyskip": "lazy", "lfradix": "lfrdx",
+        "lfradix_pc": "lf_pc"}
 # what the headline shows of each substrate
 HEAD_METRIC = {"cachegrind": ("cache_misses_per_op", "D1 misses/op")}
 TIME_METRIC = ("ns_per_op", "ns/op")

@@ -26,10 +26,13 @@ t_load() {
 	all=$(awk -F'\t' '$1 != "null" { printf "%s%s", sep, $1; sep = "," }' $D/available)
 	INDEXES=$(echo "$all" | tr , ' ')
 	missing=
-	for ix in idr skiplist rbskip null; do
+	for ix in idr idr_onelock skiplist rbskip null; do
 		cut -f1 $D/available | grep -qx "$ix" || missing="$missing $ix"
 	done
-	expect "available lists idr, skiplist, rbskip and null" "" "$missing"
+	expect "available lists idr, idr_onelock, skiplist, rbskip and null" "" "$missing"
+	# the two IDR references side by side, 6.1's first
+	expect "available: idr_onelock right after idr" idr_onelock \
+		"$(cut -f1 $D/available | grep -A1 -x idr | tail -n 1)"
 	expect "indexes default to all but null" "$all" "$(cat $D/indexes)"
 }
 

@@ -251,12 +251,17 @@ t_failslab_storms() {
 	# the IDR takes a radix tree node once in 64 numbers, and from a per-CPU
 	# pool where it may (not in an IPI): only a longer insert storm runs it
 	# out of nodes, and its storms above refuse some 3 ops in all, none in
-	# 1 CI run of 1000: the long storm again while none was refused
+	# 1 CI run of 1000: the long storm again while none was refused (both
+	# IDR indexes: idr_onelock's kthread storms retry after a preload, so
+	# they refuse even fewer)
 	set_all workload=insert mode=ipi "ops=$((2000 / NCPUS))"
-	i=0
-	while [ $i = 0 ] || { [ "${nomem_idr:-0}" = 0 ] && [ $i -lt 5 ]; }; do
-		fs_storm idr insert ipi 50
-		i=$((i + 1))
+	for ix in idr idr_onelock; do
+		case " $INDEXES " in *" $ix "*) ;; *) continue ;; esac
+		i=0
+		while [ $i = 0 ] || { [ "$(eval echo "\${nomem_$ix:-0}")" = 0 ] && [ $i -lt 5 ]; }; do
+			fs_storm "$ix" insert ipi 50
+			i=$((i + 1))
+		done
 	done
 	set_all "ops=$((200 / NCPUS))"
 	for ix in $INDEXES; do
@@ -312,7 +317,7 @@ t_failslab_prefill() {
 			# is needed, so it retries nothing
 			seen=
 			case $ix in
-			idr) seen=y ;;
+			idr|idr_onelock) seen=y ;;
 			lfradix*) [ "$n" -gt 0 ] && seen=y ;;
 			*) [ "${PNOMEM:-0}" -gt 0 ] && seen=y ;;
 			esac
@@ -339,7 +344,9 @@ t_failslab_prefill() {
 		# and lfradix at the first number past the leaf that its spare,
 		# allocated at create, gave it
 		key=1
-		[ "$ix" = idr ] && key=$(echo "$last" | sed -n 's/.*no memory for key \([0-9]*\) of.*/\1/p')
+		case $ix in
+		idr|idr_onelock) key=$(echo "$last" | sed -n 's/.*no memory for key \([0-9]*\) of.*/\1/p') ;;
+		esac
 		case $ix in lfradix*) key=64 ;; esac
 		expect "failslab prefill 100% $ix: refused with a reason ($n allocations failed)" \
 			"ENOMEM run -12 prefill of $ix: no memory for key $key of 2048 in 8 tries: not stormed; $((runs + 1)) runs, $rows rows, 0 bytes" \
@@ -369,8 +376,9 @@ t_failslab_selftest() {
 		# lfradix refuses an op only when its spare's refill failed
 		# and the key has no leaf: some 5 in a selftest, none in 1 of
 		# 100; that index's selftest again while it refused none
-		try=1 r=ok
-		while [ "${refused:-0}" = 0 ] && [ "$ix" != idr ] && [ "$r" = ok ] && [ $try -lt 5 ]; do
+		try=1 r=ok pool=
+		case $ix in idr|idr_onelock) pool=y ;; esac
+		while [ "${refused:-0}" = 0 ] && [ -z "$pool" ] && [ "$r" = ok ] && [ $try -lt 5 ]; do
 			try=$((try + 1))
 			set_all "indexes=$ix"
 			echo 4 >$FI
@@ -389,7 +397,7 @@ t_failslab_selftest() {
 		add "stnomem_$ix" "${refused:-0}"
 		# the IDR's per-CPU node pool, refilled by every idr_preload()
 		# that gets memory, lets it ride out 10%
-		if [ "${refused:-0}" -gt 0 ] || [ "$ix" = idr ]; then
+		if [ "${refused:-0}" -gt 0 ] || [ -n "$pool" ]; then
 			pass "failslab selftest $ix: $refused ops refused with -ENOMEM in its phase under faults (try $try of 5)"
 		else
 			fail "failslab selftest $ix" "some ops refused in its phase under faults, saw '$refused' in try $try of 5"

@@ -579,7 +579,7 @@ t_visits() {
 			x=$(col "$ix" visits_max)
 			l=$(col "$ix" lines_per_op)
 			case $ix in
-			idr) lo=$h hi=$h ;;
+			idr|idr_onelock) lo=$h hi=$h ;;
 			# Pugh: at least one node per level, at most (L + 1)/p + 1/(1-p) (one
 			# level above L is in use), plus the head
 			skiplist|lazyskip) lo=$l4 hi=$(awk -v l="$l4" 'BEGIN { print 4 * (l + 1) + 2.34 }') ;;
