@@ -185,8 +185,9 @@ static int idr_onelock_take(struct pidx_idr *r, u32 pid, gfp_t gfp)
 	if (preload)
 		idr_preload(gfp);
 	spin_lock_irqsave(&r->lock, flags);
+	/* describe() reads these without the lock */
 	if (!preload)
-		r->nr_atomic++;
+		WRITE_ONCE(r->nr_atomic, r->nr_atomic + 1);
 	for (;;) {
 		nr = idr_ref_reserve(r, pid, preload ? GFP_ATOMIC : gfp);
 		if (nr != -ENOMEM || !preload || retried)
@@ -196,7 +197,7 @@ static int idr_onelock_take(struct pidx_idr *r, u32 pid, gfp_t gfp)
 		retried = true;
 		idr_preload(gfp);
 		spin_lock_irqsave(&r->lock, flags);
-		r->nr_retried++;
+		WRITE_ONCE(r->nr_retried, r->nr_retried + 1);
 	}
 	if (nr >= 0) {
 		/* reserved, not yet published: lockless lookups miss it */
@@ -416,7 +417,8 @@ static void idr_onelock_describe(struct pidx_index *idx, char *buf, size_t len)
 	int n = idr_ref_describe_tree(r, buf, len);
 
 	scnprintf(buf + n, len - n, ";retry=%s;retries=%lu",
-		  r->nr_atomic ? "none(atomic)" : "preload", r->nr_retried);
+		  READ_ONCE(r->nr_atomic) ? "none(atomic)" : "preload",
+		  READ_ONCE(r->nr_retried));
 }
 
 static void idr_ref_nodes(struct pidx_index *idx, u64 count[PIDX_NODES_MAX])

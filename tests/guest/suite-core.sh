@@ -147,6 +147,18 @@ t_matrix() {
 					grep "^$ix " $D/test_result
 				fi
 			done
+			# idr_onelock's rows say whether an -ENOMEM could be retried:
+			# not where an ipi storm's writers took numbers
+			case " $INDEXES " in *" idr_onelock "*)
+				want=retry=preload
+				case $mode/$wl in ipi/insert | ipi/mixed* | ipi/fork) want="retry=none(atomic)" ;; esac
+				e=$(echo "$rows" | awk -F, '$2 == "idr_onelock" { print $29 }' | head -n 1)
+				case ";$e;" in
+				*";$want;"*) pass "storm $name idr_onelock says $want" ;;
+				*) fail "storm $name idr_onelock's retry" "$want in extra, saw '$e'" ;;
+				esac
+				;;
+			esac
 		done
 	done
 	set_all workload=mixed mix=90/5/5 indexes=null mode=$WMODE

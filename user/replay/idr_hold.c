@@ -11,8 +11,12 @@
  * with -ENOMEM: where the caller may sleep, idr_onelock lets the lock go,
  * preloads and retries once (a second -ENOMEM is final); where it may not,
  * it preloads nothing and does not retry, and describe() says retry=none.
- * Exit 1 on any count off, a wrong describe(), verify() unclean or the
- * memory not back.
+ * A preload must come outside every hold and with preemption on (it may
+ * sleep), and each take must end with the preempt count back at zero (an
+ * idr_preload() without its idr_preload_end() leaves it raised); a retry
+ * must hand out the number the cursor pointed at, as a take that never
+ * failed would.  Exit 1 on any count off, a wrong describe(), verify()
+ * unclean or the memory not back.
  */
 #include <linux/kernel.h>
 #include <linux/spinlock.h>
@@ -36,6 +40,8 @@ static void hold_end(void);
  * the number reserved and not yet replaced, or -1.
  */
 static int counting, holds, bad_ends, preloads, fail_next;
+/* inside a hold now; preloads made inside one or with preemption off */
+static int in_hold, bad_preloads;
 static long reserved = -1;
 /* the counts found off */
 static int bad;
@@ -43,10 +49,12 @@ static int bad;
 static void hold_begin(void)
 {
 	holds += counting;
+	in_hold = 1;
 }
 
 static void hold_end(void)
 {
+	in_hold = 0;
 	if (counting && reserved >= 0)
 		bad_ends++;
 }
@@ -93,8 +101,12 @@ void __real_idr_preload(gfp_t gfp);
 void __wrap_idr_preload(gfp_t gfp)
 {
 	preloads += counting;
+	if (counting && (in_hold || preempt_count()))
+		bad_preloads++;
 	__real_idr_preload(gfp);
 }
+
+static void expect(const char *what, const char *count, int saw, int want);
 
 /* one alloc (@pid 0) or insert, counted; @fails: -ENOMEMs to inject */
 static int take(const struct pidx_ops *o, struct pidx_index *x, u32 pid,
@@ -102,13 +114,16 @@ static int take(const struct pidx_ops *o, struct pidx_index *x, u32 pid,
 {
 	int ret;
 
-	holds = bad_ends = preloads = 0;
+	holds = bad_ends = preloads = bad_preloads = 0;
 	reserved = -1;
 	fail_next = fails;
 	counting = 1;
 	ret = pid ? o->insert(x, pid, gfp) : o->alloc(x, gfp);
 	counting = 0;
 	fail_next = 0;
+	expect(o->name, "preloads inside a hold or with preemption off",
+	       bad_preloads, 0);
+	expect(o->name, "preempt count after a take", preempt_count(), 0);
 	return ret;
 }
 
@@ -160,7 +175,7 @@ static void one_index(const struct pidx_ops *o, int want_holds, int want_bad)
 	struct pidx_index *x = o->create(&p);
 	bool onelock = o == &pidx_idr_onelock_ops;
 	unsigned int violations;
-	int ret;
+	int ret, next;
 
 	takes(o, x, GFP_KERNEL, 20000, 500, want_holds, want_bad);
 	if (onelock)
@@ -172,8 +187,16 @@ static void one_index(const struct pidx_ops *o, int want_holds, int want_bad)
 	expect("insert of a present number", "holds", holds, 1);
 	if (onelock) {
 		describes(x, ";retry=none(atomic);retries=0");
+		/*
+		 * the cursor's number is free (the allocs above stayed low),
+		 * and so is one below it: a retry that lost the cursor would
+		 * hand that one out
+		 */
+		expect("remove of an allocated number", "result", o->remove(x, 5), 0);
+		next = idr_get_cursor(&to_pidx_idr(x)->idr);
 		ret = take(o, x, 0, GFP_KERNEL, 1);
-		expect("alloc, one -ENOMEM, GFP_KERNEL", "a number", ret > 0, 1);
+		expect("alloc, one -ENOMEM, GFP_KERNEL", "the cursor's number",
+		       ret, next);
 		expect("alloc, one -ENOMEM, GFP_KERNEL", "holds", holds, 2);
 		expect("alloc, one -ENOMEM, GFP_KERNEL", "preloads", preloads, 2);
 		expect("alloc, one -ENOMEM, GFP_KERNEL", "holds let go unpublished",
