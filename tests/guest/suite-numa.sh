@@ -31,7 +31,7 @@ t_numa() {
 			# freed there earlier (a node 0 prefill once got idr
 			# 0:21;1:112): their placement is best effort, so only the
 			# counting is checked (a share in [0, 1] of a non-empty count)
-			*/idr | */maple) lo=0 hi=1 ;;
+			*/idr | */idr_onelock | */maple) lo=0 hi=1 ;;
 			interleave/*) lo=0.3 hi=0.7 ;;
 			*) lo=0.95 hi=1 ;;
 			esac
