@@ -59,8 +59,11 @@ static void hold_end(void)
 		bad_ends++;
 }
 
-int __real_idr_alloc_cyclic(struct idr *idr, void *ptr, int start, int end, gfp_t gfp);
-int __wrap_idr_alloc_cyclic(struct idr *idr, void *ptr, int start, int end, gfp_t gfp)
+typedef int (*reserve_fn)(struct idr *idr, void *ptr, int start, int end, gfp_t gfp);
+
+/* either reserve: an -ENOMEM injected, or the real one, its number noted */
+static int reserve(reserve_fn real, struct idr *idr, void *ptr, int start,
+		   int end, gfp_t gfp)
 {
 	int nr;
 
@@ -68,25 +71,22 @@ int __wrap_idr_alloc_cyclic(struct idr *idr, void *ptr, int start, int end, gfp_
 		fail_next--;
 		return -ENOMEM;
 	}
-	nr = __real_idr_alloc_cyclic(idr, ptr, start, end, gfp);
+	nr = real(idr, ptr, start, end, gfp);
 	if (nr >= 0)
 		reserved = nr;
 	return nr;
 }
 
+int __real_idr_alloc_cyclic(struct idr *idr, void *ptr, int start, int end, gfp_t gfp);
+int __wrap_idr_alloc_cyclic(struct idr *idr, void *ptr, int start, int end, gfp_t gfp)
+{
+	return reserve(__real_idr_alloc_cyclic, idr, ptr, start, end, gfp);
+}
+
 int __real_idr_alloc(struct idr *idr, void *ptr, int start, int end, gfp_t gfp);
 int __wrap_idr_alloc(struct idr *idr, void *ptr, int start, int end, gfp_t gfp)
 {
-	int nr;
-
-	if (fail_next) {
-		fail_next--;
-		return -ENOMEM;
-	}
-	nr = __real_idr_alloc(idr, ptr, start, end, gfp);
-	if (nr >= 0)
-		reserved = nr;
-	return nr;
+	return reserve(__real_idr_alloc, idr, ptr, start, end, gfp);
 }
 
 void *__real_idr_replace(struct idr *idr, void *ptr, unsigned long id);
