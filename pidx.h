@@ -3,36 +3,62 @@
  * pidx: benchmark PID indexes inside the running kernel.
  *
  * Every index implements struct pidx_ops with the semantics of the kernel's
- * own PID index (kernel/pid.c, Linux 6.1):
+ * own PID index (kernel/pid.c): a map from a number to a value (the engine's
+ * struct pidx_pid, as the kernel's maps to its struct pid), filled in two
+ * phases as alloc_pid() fills it: a number is first reserved, invisible to
+ * readers, then published with its value.
  *
- *  - alloc():   cyclic allocation exactly as alloc_pid() + idr_alloc_cyclic():
- *               the floor is 1 while the cursor is at or below
- *               PIDX_RESERVED_PIDS and PIDX_RESERVED_PIDS once it has passed
- *               it; search [max(cursor, floor), pid_max); when nothing is free
- *               there and the search did not already start at the floor,
- *               search [floor, pid_max) once more; the cursor becomes
- *               pid + 1.  -ENOSPC when nothing is free: for writers
+ *  - alloc():   reserves a number cyclically, exactly as alloc_pid() +
+ *               idr_alloc_cyclic() with a NULL entry: the floor is 1 while
+ *               the cursor is at or below PIDX_RESERVED_PIDS and
+ *               PIDX_RESERVED_PIDS once it has passed it; search
+ *               [max(cursor, floor), pid_max); when nothing is free there and
+ *               the search did not already start at the floor, search [floor,
+ *               pid_max) once more; the cursor becomes pid + 1.  -ENOSPC when
+ *               nothing is free (neither reserved nor published): for writers
  *               that take no common lock, at some instant during the call,
- *               however other CPUs free and take numbers meanwhile.  The
- *               number is published (visible to lookup/find_ge) before
- *               alloc returns.
- *  - insert():  take a given number; -EEXIST if present, -EINVAL outside
- *               [1, pid_max).  Does not move the cursor.
- *  - lookup():  lockless; the caller holds rcu_read_lock().  A key present
- *               for the whole call is always found.
- *  - remove():  0, or -ENOENT if absent; memory is freed only after an RCU
- *               grace period.  A present key is always removed: only an
- *               index that sets remove_may_fail may instead return -ENOMEM,
- *               when an allocation its removal needs fails in a context that
- *               cannot sleep; the key is then still present, the index
- *               unchanged, and the caller still owns the key (the engine
- *               keeps it and counts a failed operation).
- *  - find_ge(): the smallest present number >= @pid, or -ENOENT; lockless
- *               under rcu_read_lock() like lookup().
+ *               however other CPUs free and take numbers meanwhile.
+ *  - insert():  reserves a given number (clone3()'s set_tid); -EEXIST if it
+ *               is reserved or published, -EINVAL outside [1, pid_max).  Does
+ *               not move the cursor.
+ *  - publish(): stores @value for a number the caller reserved: 0, then
+ *               lookup() returns @value.  -ENOENT if the number is not held,
+ *               -EEXIST if it is already published: both are contract
+ *               violations, and the index stays as it was.  Never allocates
+ *               and never sleeps; any context.  It orders the caller's
+ *               earlier stores to the object before the value becomes
+ *               visible (release), so a reader that finds the value sees
+ *               the object built.
+ *  - alloc_publish(): optional; reserves a number as alloc() does, stores it
+ *               at *@nr (a field of @value's object) and publishes @value, as
+ *               one step that lookups never see half done: mainline's
+ *               alloc_pid(), which reserves and publishes in one hold of
+ *               pidmap_lock.  Errors as alloc()'s; nothing is held after one.
+ *  - lookup():  the value of a published number, NULL when the number is
+ *               absent or only reserved.  Lockless; the caller holds
+ *               rcu_read_lock().  A number published for the whole call
+ *               always returns its value, never another number's, a torn one
+ *               or NULL.  The index never dereferences a value.
+ *  - remove():  frees a number, reserved or published alike: 0, or -ENOENT
+ *               if absent.  Only the number's owner calls it (the exit path,
+ *               or alloc_pid()'s unwind of a reservation).  Memory is freed
+ *               only after an RCU grace period, and the caller frees the
+ *               value's object only after one too (free_pid()'s call_rcu()),
+ *               so a reader that found the value may still read it.  A held
+ *               number is always removed: only an index that sets
+ *               remove_may_fail may instead return -ENOMEM, when an
+ *               allocation its removal needs fails in a context that cannot
+ *               sleep; the number is then still held as it was, the index
+ *               unchanged, and the caller still owns it (the engine keeps it
+ *               and counts a failed operation).
+ *  - find_ge(): the smallest published number >= @pid, or -ENOENT;
+ *               reserved numbers are skipped, as idr_get_next() skips NULL
+ *               entries.  Lockless under rcu_read_lock() like lookup().
  *  - verify():  structural invariants, called with no writer running;
  *               returns the number of violations found (0: consistent) and
  *               reports each with pr_err().
- *  - mem_bytes(): memory the index holds now, in bytes.
+ *  - mem_bytes(): memory the index holds now, in bytes (not the values'
+ *               objects, which are the caller's).
  *  - set_cursor(): optional; with no writer running, after a prefill by
  *               insert(): the next alloc() searches from @next (in [1,
  *               pid_max]), as after idr_set_cursor().  The engine puts the
@@ -41,7 +67,10 @@
  *               ranges (alloc_ranges) moves the cursor its CPUs take their
  *               next ranges from.
  *
- * alloc/insert/remove may be called from any context, including the
+ * A value is a non-NULL pointer aligned to at least 4 bytes: an index may
+ * use the two low bits of the word that holds it for its own marks.
+ *
+ * alloc/insert/remove/alloc_publish may be called from any context, including the
  * interrupts-off callback of on_each_cpu(), unless the index sets
  * writers_need_irqs_on: @gfp says whether they may sleep (GFP_KERNEL from
  * process context, GFP_ATOMIC otherwise).  The writers of an index that sets
@@ -131,7 +160,10 @@ struct pidx_ops {
 
 	int (*alloc)(struct pidx_index *idx, gfp_t gfp);
 	int (*insert)(struct pidx_index *idx, u32 pid, gfp_t gfp);
-	bool (*lookup)(struct pidx_index *idx, u32 pid);
+	int (*publish)(struct pidx_index *idx, u32 pid, void *value);
+	int (*alloc_publish)(struct pidx_index *idx, void *value, u32 *nr,
+			     gfp_t gfp);
+	void *(*lookup)(struct pidx_index *idx, u32 pid);
 	int (*remove)(struct pidx_index *idx, u32 pid);
 	int (*find_ge)(struct pidx_index *idx, u32 pid);
 

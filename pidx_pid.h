@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The object an index maps a number to: the engine's stand-in for the
+ * kernel's struct pid, one per PID from the engine's own slab cache, freed
+ * after an RCU grace period as free_pid() frees a struct pid.
+ *
+ * Its fields are sized and placed as a production (non-debug) x86-64 Linux
+ * 6.1 struct pid's, with placeholders of fixed size where the kernel has a
+ * lock or a list: a debug kernel's larger spinlock_t, or the user build's,
+ * would otherwise move numbers[] to another cache line than a real kernel's,
+ * and which lines a lookup touches is what the study measures.  pidx runs
+ * no tasks, so nothing reads the placeholders.
+ */
+#ifndef _PIDX_PID_H
+#define _PIDX_PID_H
+
+#include <linux/types.h>
+#include <linux/stddef.h>
+#include <linux/rcupdate.h>
+
+/* include/linux/pid.h: PIDTYPE_PID, PIDTYPE_TGID, PIDTYPE_PGID, PIDTYPE_SID */
+#define PIDX_PIDTYPE_MAX	4
+
+struct pidx_upid {
+	int nr;
+	void *ns;		/* the level's namespace: never dereferenced */
+};
+
+struct pidx_pid {
+	u32 count;		/* refcount_t */
+	unsigned int level;
+	u32 lock;		/* spinlock_t */
+	void *tasks[PIDX_PIDTYPE_MAX];	/* struct hlist_head */
+	void *inodes;		/* struct hlist_head */
+	u32 wait_lock;		/* wait_queue_head_t: its spinlock_t ... */
+	void *wait_head[2];	/* ... and its struct list_head */
+	struct rcu_head rcu;
+	struct pidx_upid numbers[];
+};
+
+/* 6.1's struct pid with one level ends at 112 bytes, numbers[0] at 96 */
+static_assert(offsetof(struct pidx_pid, numbers) == 96);
+
+#endif /* _PIDX_PID_H */
