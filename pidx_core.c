@@ -10,6 +10,7 @@
 #include <linux/module.h>
 #include <linux/numa.h>
 #include "pidx_hooks.h"
+#include "pidx_pid.h"
 #include "pidx_state.h"
 
 static struct pidx_state pidx_state = {
@@ -35,7 +36,12 @@ static int __init pidx_init(void)
 	pidx_defaults(&pidx_state.cfg);
 	/* fault_inject=8 at insmod: init's own allocations may fail */
 	old_mark = pidx_fault_mark(pidx_fault_inject & PIDX_FAULT_LOAD);
-	ret = pidx_debugfs_init(&pidx_state);
+	ret = pidx_pid_cache_init();
+	if (!ret) {
+		ret = pidx_debugfs_init(&pidx_state);
+		if (ret)
+			pidx_pid_cache_exit();
+	}
 	pidx_fault_restore(old_mark);
 	if (ret) {
 		pr_info("pidx: not loaded: %d\n", ret);
@@ -55,10 +61,13 @@ static void __exit pidx_exit(void)
 	pidx_debugfs_exit();
 	pidx_reset(&pidx_state);
 	pidx_trace_free(&pidx_state.trace);
+	pidx_pid_cache_exit();
 	pidx_fault_restore(old_mark);
 	bytes = atomic_long_read(&pidx_mem.bytes);
 	allocs = atomic_long_read(&pidx_mem.allocs);
 	frees = atomic_long_read(&pidx_mem.frees);
+	if (pidx_pid_live())
+		pr_err("pidx: leak: %ld struct pid objects\n", pidx_pid_live());
 	if (bytes || allocs != frees)
 		pr_err("pidx: leak: %ld bytes, %ld allocations, %ld frees\n",
 		       bytes, allocs, frees);

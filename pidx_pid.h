@@ -16,13 +16,14 @@
 
 #include <linux/types.h>
 #include <linux/stddef.h>
+#include <linux/gfp.h>
 #include <linux/rcupdate.h>
 
 /* include/linux/pid.h: PIDTYPE_PID, PIDTYPE_TGID, PIDTYPE_PGID, PIDTYPE_SID */
 #define PIDX_PIDTYPE_MAX	4
 
 struct pidx_upid {
-	int nr;
+	u32 nr;			/* int in the kernel: the same four bytes */
 	void *ns;		/* the level's namespace: never dereferenced */
 };
 
@@ -40,5 +41,21 @@ struct pidx_pid {
 
 /* 6.1's struct pid with one level ends at 112 bytes, numbers[0] at 96 */
 static_assert(offsetof(struct pidx_pid, numbers) == 96);
+
+int pidx_pid_cache_init(void);
+void pidx_pid_cache_exit(void);
+struct pidx_pid *pidx_pid_new(gfp_t gfp);
+void pidx_pid_set(struct pidx_pid *pid, u32 nr);
+void pidx_pid_free(struct pidx_pid *pid);
+long pidx_pid_live(void);
+
+/*
+ * The read a lookup's caller makes, as pid_nr_ns() reads upid->nr: the
+ * number of the level looked up, through the value the index returned.
+ */
+static __always_inline u32 pidx_pid_nr(const void *value)
+{
+	return READ_ONCE(((const struct pidx_pid *)value)->numbers[0].nr);
+}
 
 #endif /* _PIDX_PID_H */

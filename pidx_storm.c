@@ -212,6 +212,10 @@ int pidx_storm_setup(struct pidx_storm *s, const char **why)
 	 */
 	if (cfg->replay)
 		s->nkeys = cfg->keys + cfg->replay->initial;
+	s->check_values = !s->ops->no_contents;
+	s->objs = kvmalloc_array(max(s->nkeys, 1U), sizeof(*s->objs), GFP_KERNEL);
+	if (!s->objs)
+		return -ENOMEM;
 
 	for_each_cpu(cpu, &cfg->cpus) {
 		struct pidx_worker *w = &s->workers[wi];
@@ -225,13 +229,13 @@ int pidx_storm_setup(struct pidx_storm *s, const char **why)
 
 			w->nops = rc->nev;
 			w->rev = rc->ev;
-			w->rmap = kvcalloc(max(rc->ninc, 1U), sizeof(u32), GFP_KERNEL);
+			w->rmap = kvcalloc(max(rc->ninc, 1U), sizeof(*w->rmap), GFP_KERNEL);
 			if (!w->rmap)
 				return -ENOMEM;
 		}
 		w->ring_cap = ring_cap;
 		if (ring_cap) {
-			w->ring = kvmalloc_array(ring_cap, sizeof(u32), GFP_KERNEL);
+			w->ring = kvmalloc_array(ring_cap, sizeof(*w->ring), GFP_KERNEL);
 			if (!w->ring)
 				return -ENOMEM;
 		}
@@ -292,6 +296,38 @@ static int pidx_prefill_misordered(struct pidx_storm *s, u32 i, int pid,
 }
 
 /*
+ * Key #@i of the prefill reserved (by alloc() where @key is 0, insert()
+ * otherwise), given its object and published: the number, or an error.
+ * The object is s->objs[@i] from then on.
+ */
+static int pidx_prefill_one(struct pidx_storm *s, u32 i, u32 key)
+{
+	struct pidx_pid *pid = pidx_pid_new(GFP_KERNEL);
+	int nr;
+
+	if (!pid)
+		return -ENOMEM;
+	nr = key ? s->ops->insert(s->idx, key, GFP_KERNEL) :
+		   s->ops->alloc(s->idx, GFP_KERNEL);
+	if (nr < 0) {
+		pidx_pid_free(pid);
+		return nr;
+	}
+	if (key)
+		nr = key;
+	pidx_pid_set(pid, nr);
+	if (s->ops->publish(s->idx, nr, pid)) {
+		pr_err("pidx: %s: prefill publish of %d failed\n", s->ops->name, nr);
+		s->ops->remove(s->idx, nr);
+		pidx_pid_free(pid);
+		return -EUCLEAN;
+	}
+	s->objs[i] = pid;
+	s->nobjs = i + 1;
+	return nr;
+}
+
+/*
  * The spread and aged prefill: the set's keys inserted in the shape's
  * order (aged: the order they were allocated in), then the cursor put
  * just past the last number allocated, where a machine that made the set
@@ -313,10 +349,10 @@ static int pidx_prefill_shape(struct pidx_storm *s)
 			node = pidx_mem_node(cfg->node, key);
 			pidx_prefill_move(node);
 		}
-		ret = s->ops->insert(s->idx, key, GFP_KERNEL);
+		ret = pidx_prefill_one(s, i, key);
 		for (tries = 1; ret == -ENOMEM && tries < PIDX_PREFILL_TRIES; tries++) {
 			cond_resched();
-			ret = s->ops->insert(s->idx, key, GFP_KERNEL);
+			ret = pidx_prefill_one(s, i, key);
 		}
 		if (ret == -ENOMEM) {
 			snprintf(pidx_storm_why, sizeof(pidx_storm_why),
@@ -324,7 +360,7 @@ static int pidx_prefill_shape(struct pidx_storm *s)
 				 s->ops->name, i + 1, s->nkeys, PIDX_PREFILL_TRIES);
 			pr_err("pidx: %s\n", pidx_storm_why);
 		}
-		if (ret) {
+		if (ret < 0) {
 			pr_err("pidx: %s: prefill insert of %u returned %d\n",
 			       s->ops->name, key, ret);
 			return ret == -ENOMEM ? ret : -EUCLEAN;
@@ -365,10 +401,10 @@ int pidx_prefill(struct pidx_storm *s)
 		if (cfg->node == PIDX_NODE_INTERLEAVE && !s->ops->alloc_ranges &&
 		    (!i || !((i + 1) & 63)))
 			pidx_prefill_move(pidx_mem_node(cfg->node, i + 1));
-		pid = s->ops->alloc(s->idx, GFP_KERNEL);
+		pid = pidx_prefill_one(s, i, 0);
 		for (tries = 1; pid == -ENOMEM && tries < PIDX_PREFILL_TRIES; tries++) {
 			cond_resched();
-			pid = s->ops->alloc(s->idx, GFP_KERNEL);
+			pid = pidx_prefill_one(s, i, 0);
 		}
 		if (pid == -ENOMEM) {
 			snprintf(pidx_storm_why, sizeof(pidx_storm_why),
@@ -428,65 +464,103 @@ int pidx_storm_deal(struct pidx_storm *s)
 		struct pidx_worker *w = &s->workers[wi];
 
 		for (n = 0; n < s->slice; n++)
-			w->ring[n] = pidx_key_of(s, s->stable + wi * s->slice + n);
+			w->ring[n] = s->objs[pidx_shape_index_of(s, s->stable + wi * s->slice + n)];
 		w->ring_len = s->slice;
 		if (s->cfg->replay) {
 			const struct pidx_replay_cpu *rc = &s->cfg->replay->cpu[wi];
 
 			for (n = 0; n < rc->ninit; n++)
 				w->rmap[rc->init[2 * n]] =
-					pidx_key_of(s, s->stable + rc->init[2 * n + 1]);
+					s->objs[pidx_shape_index_of(s, s->stable +
+								    rc->init[2 * n + 1])];
 		}
 		/* the CPUs' walks start apart, so they do not look up in step */
 		w->walk_pos = (u64)(s->shape->dist_walk ? s->shape->dist_len : s->nkeys) *
 			      wi / s->nworkers;
 	}
+	s->dealt = true;
 	return 0;
 }
 
 /*
- * The oracle: the prefilled keys that nobody owned, plus whatever each CPU
- * still owns, must be exactly what the index holds; both by iteration and
- * by lookup.
+ * The objects the storm holds at its end, each once: the prefill's stable
+ * ones, then each CPU's ring and replay map; before the deal, the
+ * prefill's objects made so far.  @fn(s, pid, arg) for each.
  */
-static u32 pidx_check_contents(struct pidx_storm *s, struct pidx_result *res)
+static void pidx_for_each_held(struct pidx_storm *s,
+			       void (*fn)(struct pidx_storm *s, struct pidx_pid *pid,
+					  void *arg),
+			       void *arg)
 {
-	u32 pid_max = s->cfg->pid_max;
-	unsigned long *expect;
-	u32 i, n, nexpect = 0, seen = 0;
-	int pid, prev = -1;
+	u32 i, n;
 
-	expect = bitmap_zalloc(pid_max, GFP_KERNEL);
-	if (!expect) {
-		pidx_fail(res, "no memory for the oracle");
-		return 0;
+	if (!s->dealt) {
+		for (i = 0; i < s->nobjs; i++)
+			fn(s, s->objs[i], arg);
+		return;
 	}
 	for (i = 0; i < s->stable; i++)
-		__set_bit(pidx_key_of(s, i), expect);
-	nexpect = s->stable;
+		fn(s, s->objs[pidx_shape_index_of(s, i)], arg);
 	for (i = 0; i < s->nworkers; i++) {
 		struct pidx_worker *w = &s->workers[i];
 
-		for (n = 0; n < w->ring_len; n++) {
-			u32 key = w->ring[(w->ring_head + n) % w->ring_cap];
-
-			if (__test_and_set_bit(key, expect))
-				pidx_fail(res, "PID %u handed out twice", key);
-			else
-				nexpect++;
-		}
-		/* replay: the numbers of the incarnations live at the end */
-		for (n = 0; w->rmap && n < s->cfg->replay->cpu[i].ninc; n++) {
-			u32 key = w->rmap[n];
-
-			if (!key)
-				continue;
-			if (key >= pid_max || __test_and_set_bit(key, expect))
-				pidx_fail(res, "PID %u handed out twice", key);
-			else
-				nexpect++;
-		}
+		for (n = 0; n < w->ring_len; n++)
+			fn(s, w->ring[(w->ring_head + n) % w->ring_cap], arg);
+		/* replay: the incarnations live at the end */
+		for (n = 0; w->rmap && n < s->cfg->replay->cpu[i].ninc; n++)
+			if (w->rmap[n])
+				fn(s, w->rmap[n], arg);
+		cond_resched();
 	}
+}
+
+struct pidx_oracle {
+	struct pidx_result *res;
+	unsigned long *expect;
+	u32 nexpect;
+};
+
+/* Each held object's number is expected once, and looks up to the object. */
+static void pidx_check_held(struct pidx_storm *s, struct pidx_pid *pid, void *arg)
+{
+	struct pidx_oracle *o = arg;
+	u32 key = pid->numbers[0].nr;
+	void *v;
+
+	if (key >= s->cfg->pid_max || __test_and_set_bit(key, o->expect)) {
+		pidx_fail(o->res, "PID %u handed out twice", key);
+		return;
+	}
+	o->nexpect++;
+	rcu_read_lock();
+	v = s->ops->lookup(s->idx, key);
+	rcu_read_unlock();
+	if (!v)
+		pidx_fail(o->res, "PID %u expected but lookup misses it", key);
+	else if (v != pid)
+		pidx_fail(o->res, "PID %u: lookup returned another object", key);
+	if (!(o->nexpect & 0xfff))
+		cond_resched();
+}
+
+/*
+ * The oracle: the prefilled keys that nobody owned, plus whatever each CPU
+ * still owns, must be exactly what the index holds, each with its own
+ * object; both by iteration and by lookup.
+ */
+static u32 pidx_check_contents(struct pidx_storm *s, struct pidx_result *res)
+{
+	struct pidx_oracle o = { .res = res };
+	u32 pid_max = s->cfg->pid_max;
+	u32 seen = 0;
+	int pid, prev = -1;
+
+	o.expect = bitmap_zalloc(pid_max, GFP_KERNEL);
+	if (!o.expect) {
+		pidx_fail(res, "no memory for the oracle");
+		return 0;
+	}
+	pidx_for_each_held(s, pidx_check_held, &o);
 
 	rcu_read_lock();
 	for (pid = s->ops->find_ge(s->idx, 0); pid >= 0;
@@ -495,7 +569,7 @@ static u32 pidx_check_contents(struct pidx_storm *s, struct pidx_result *res)
 			pidx_fail(res, "find_ge returned %d after %d", pid, prev);
 			break;
 		}
-		if (pid >= pid_max || !test_bit(pid, expect))
+		if (pid >= pid_max || !test_bit(pid, o.expect))
 			pidx_fail(res, "PID %d present but should not be", pid);
 		prev = pid;
 		seen++;
@@ -506,22 +580,9 @@ static u32 pidx_check_contents(struct pidx_storm *s, struct pidx_result *res)
 		}
 	}
 	rcu_read_unlock();
-	if (seen != nexpect)
-		pidx_fail(res, "find_ge walk saw %u PIDs, expected %u", seen, nexpect);
-
-	n = 0;
-	for_each_set_bit(i, expect, pid_max) {
-		bool hit;
-
-		rcu_read_lock();
-		hit = s->ops->lookup(s->idx, i);
-		rcu_read_unlock();
-		if (!hit)
-			pidx_fail(res, "PID %u expected but lookup misses it", i);
-		if (!(++n & 0xfff))
-			cond_resched();
-	}
-	bitmap_free(expect);
+	if (seen != o.nexpect)
+		pidx_fail(res, "find_ge walk saw %u PIDs, expected %u", seen, o.nexpect);
+	bitmap_free(o.expect);
 	return seen;
 }
 
@@ -756,6 +817,11 @@ void pidx_storm_check(struct pidx_storm *s, struct pidx_result *res,
 		pidx_replay_extra(s, res);
 }
 
+static void pidx_free_held(struct pidx_storm *s, struct pidx_pid *pid, void *arg)
+{
+	pidx_pid_free(pid);
+}
+
 /*
  * The index destroyed and the storm freed, however far it got; a storm
  * that ran (@ret 0) fails if the index did not give back every byte it
@@ -768,6 +834,10 @@ void pidx_storm_end(struct pidx_storm *s, struct pidx_result *res,
 
 	if (s->idx)
 		s->ops->destroy(s->idx);
+	/* the index is gone, and with it every reader: the objects go too */
+	if (s->objs)
+		pidx_for_each_held(s, pidx_free_held, NULL);
+	kvfree(s->objs);
 	if (s->workers) {
 		for (i = 0; i < s->nworkers; i++) {
 			kvfree(s->workers[i].ring);

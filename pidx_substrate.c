@@ -63,6 +63,12 @@ static int pidx_nomem_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
 	return pidx_nomem_seen(pidx_nomem_real->insert(idx, pid, gfp));
 }
 
+static int pidx_nomem_alloc_publish(struct pidx_index *idx, void *value, u32 *nr,
+				    gfp_t gfp)
+{
+	return pidx_nomem_seen(pidx_nomem_real->alloc_publish(idx, value, nr, gfp));
+}
+
 static int pidx_nomem_remove(struct pidx_index *idx, u32 pid)
 {
 	return pidx_nomem_seen(pidx_nomem_real->remove(idx, pid));
@@ -75,6 +81,8 @@ static const struct pidx_ops *pidx_nomem_wrap(const struct pidx_ops *ops)
 	pidx_nomem_ops.alloc = pidx_nomem_alloc;
 	pidx_nomem_ops.insert = pidx_nomem_insert;
 	pidx_nomem_ops.remove = pidx_nomem_remove;
+	if (ops->alloc_publish)
+		pidx_nomem_ops.alloc_publish = pidx_nomem_alloc_publish;
 	return &pidx_nomem_ops;
 }
 

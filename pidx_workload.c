@@ -65,18 +65,20 @@ static void pidx_worker_error(struct pidx_worker *w, u32 key, const char *why)
 	}
 }
 
-static void pidx_ring_push(struct pidx_worker *w, u32 pid)
+/* false: no room, and @pid is the caller's still */
+static bool pidx_ring_push(struct pidx_worker *w, struct pidx_pid *pid)
 {
 	if (w->ring_len == w->ring_cap) {
-		pidx_worker_error(w, pid, "engine ring overflow");
-		return;
+		pidx_worker_error(w, pid->numbers[0].nr, "engine ring overflow");
+		return false;
 	}
 	w->ring[(w->ring_head + w->ring_len++) % w->ring_cap] = pid;
+	return true;
 }
 
-static u32 pidx_ring_pop(struct pidx_worker *w)
+static struct pidx_pid *pidx_ring_pop(struct pidx_worker *w)
 {
-	u32 pid = w->ring[w->ring_head];
+	struct pidx_pid *pid = w->ring[w->ring_head];
 
 	w->ring_head = (w->ring_head + 1) % w->ring_cap;
 	w->ring_len--;
@@ -84,20 +86,26 @@ static u32 pidx_ring_pop(struct pidx_worker *w)
 }
 
 /* Gives back the PID just popped: the oldest again. */
-static void pidx_ring_unpop(struct pidx_worker *w, u32 pid)
+static void pidx_ring_unpop(struct pidx_worker *w, struct pidx_pid *pid)
 {
 	w->ring_head = (w->ring_head + w->ring_cap - 1) % w->ring_cap;
 	w->ring[w->ring_head] = pid;
 	w->ring_len++;
 }
 
-/* Position @j in the storm's order: its PID, the shape's key there. */
-u32 pidx_key_of(const struct pidx_storm *s, u32 j)
+/* Position @j in the storm's order: the shape's index there. */
+u32 pidx_shape_index_of(const struct pidx_storm *s, u32 j)
 {
 	u32 rem;
 
 	div_u64_rem((u64)j * s->perm_mul + s->perm_add, s->nkeys, &rem);
-	return pidx_shape_key(s->shape, rem);
+	return rem;
+}
+
+/* Position @j in the storm's order: its PID, the shape's key there. */
+u32 pidx_key_of(const struct pidx_storm *s, u32 j)
+{
+	return pidx_shape_key(s->shape, pidx_shape_index_of(s, j));
 }
 
 /* pidx_key_of() backwards for dense keys: where PID @key stands in the order. */
@@ -180,6 +188,12 @@ static noinline void pidx_lookup_missed(struct pidx_worker *w, u32 key)
 		pidx_worker_error(w, key, pidx_why_missed);
 }
 
+/* A lookup returned an object that is not @key's. */
+static noinline void pidx_lookup_wrong(struct pidx_worker *w, u32 key)
+{
+	pidx_worker_error(w, key, "lookup returned another number's object");
+}
+
 /*
  * A PID of the set, uniform over it: the same few instructions for every
  * index, and no load but the aged walk's, which runs through memory in
@@ -226,40 +240,56 @@ static __always_inline u32 pidx_walk_key(const struct pidx_shape_set *set,
 	return set->dist_walk[i];
 }
 
-/* Looks up @key, a prefilled PID; returns what the index's lookup did. */
-static __always_inline bool pidx_lookup_pid(struct pidx_worker *w, u32 key)
+/*
+ * The lookup of @key as find_pid_ns()'s callers make it: the index's
+ * lookup, then a read of the object it returned, inside the same RCU read
+ * section (the object may be freed after it).  Returns the number read, 0
+ * on a miss; the null index's one object reads 0 too, unchecked.
+ */
+static __always_inline u32 pidx_lookup_read(struct pidx_worker *w,
+					    void *(*lookup)(struct pidx_index *idx, u32 pid),
+					    struct pidx_index *idx, u32 key,
+					    const bool check)
 {
-	struct pidx_storm *s = w->storm;
-	bool hit;
+	void *v;
+	u32 nr;
 
 	rcu_read_lock();
-	hit = s->ops->lookup(s->idx, key);
+	v = lookup(idx, key);
+	nr = v ? pidx_pid_nr(v) : 0;
 	rcu_read_unlock();
-	if (unlikely(!hit))
+	if (unlikely(!v))
 		pidx_lookup_missed(w, key);
-	return hit;
+	else if (check && unlikely(nr != key))
+		pidx_lookup_wrong(w, key);
+	return nr;
+}
+
+/* Looks up @key, a prefilled PID; returns the number its object holds. */
+static __always_inline u32 pidx_lookup_pid(struct pidx_worker *w, u32 key)
+{
+	struct pidx_storm *s = w->storm;
+
+	return pidx_lookup_read(w, s->ops->lookup, s->idx, key, s->check_values);
 }
 
 /*
- * dependent=1: a zero that exists only once @ret, the value the index's
- * lookup returned, does.  Added to the next lookup's key, it makes that
- * lookup wait for this one through data, as a kernel lookup inside a
- * syscall waits for the one before it, where batched lookups overlap in
- * the CPU's out-of-order window.  A branch would not do: the CPU predicts
- * it and runs on.  The value is hidden from the compiler first because the
- * miss test tells it that @ret is true on the hot path, and it would fold
- * "ret >> 1" to a constant 0 there, leaving only that predicted branch;
- * hidden, it is a shift of the returned register.  The key itself stays
- * the one drawn, so both settings look up the same PIDs.  Defined on the
- * lookup's return value, whatever its type: were it a pointer to an
- * aligned object, its lowest bit would serve as the zero.
+ * dependent=1: a zero that exists only once @nr, the number read from the
+ * object the lookup returned, does.  Added to the next lookup's key, it
+ * makes that lookup wait for this one's index walk and its read of the
+ * object through data, as a kernel lookup inside a syscall waits for the
+ * one before it, where batched lookups overlap in the CPU's out-of-order
+ * window.  A branch would not do: the CPU predicts it and runs on.  The
+ * number is hidden from the compiler first because the check tells it that
+ * @nr equals the key on the hot path, and it would fold the shift to a
+ * constant there; hidden, it is a shift of the loaded register.  A number
+ * is below PIDX_PID_MAX_LIMIT, so the shift leaves 0, and the key itself
+ * stays the one drawn: both settings look up the same PIDs.
  */
-static __always_inline u32 pidx_chain_zero(bool ret)
+static __always_inline u32 pidx_chain_zero(u32 nr)
 {
-	u32 v = ret;
-
-	OPTIMIZER_HIDE_VAR(v);
-	return v >> 1;
+	OPTIMIZER_HIDE_VAR(nr);
+	return nr >> 31;
 }
 
 /*
@@ -296,9 +326,9 @@ static void pidx_chain_check(struct pidx_worker *w, u32 chain)
  * includes.  @shape and @dependent are constants in each caller, so each
  * loop draws its own way with no switch, and only a dependent one chains.
  * With @dependent each key waits for the previous lookup's return value
- * (pidx_chain_zero()): objdump shows the chain as data in that loop, the
- * lookup's %al, zero-extended, shifted right by one and added to the next
- * key, with no branch between.  With @walked (a dist other than uniform)
+ * (pidx_chain_zero()): the number loaded from the returned object, shifted
+ * right by 31 and added to the next key, with no branch between the load
+ * and the add.  With @walked (a dist other than uniform)
  * each key is the next of the run's walk instead, whatever the shape.
  */
 static __always_inline void pidx_lookup_loop(struct pidx_worker *w, u32 n,
@@ -306,12 +336,12 @@ static __always_inline void pidx_lookup_loop(struct pidx_worker *w, u32 n,
 					     const bool dependent, const bool walked)
 {
 	struct pidx_storm *s = w->storm;
-	bool (*lookup)(struct pidx_index *idx, u32 pid) = s->ops->lookup;
+	void *(*lookup)(struct pidx_index *idx, u32 pid) = s->ops->lookup;
 	struct pidx_index *idx = s->idx;
 	struct pidx_shape_set set = *s->shape;
-	u32 walk_pos = w->walk_pos, key, chain = 0, i;
+	u32 walk_pos = w->walk_pos, key, chain = 0, nr, i;
+	const bool check = s->check_values;
 	u64 rng = w->rng;
-	bool hit;
 
 	set.shape = shape;
 	for (i = 0; i < n; i++) {
@@ -321,13 +351,9 @@ static __always_inline void pidx_lookup_loop(struct pidx_worker *w, u32 n,
 			key = pidx_draw_key(&set, &rng, &walk_pos);
 		if (dependent)
 			key += chain;
-		rcu_read_lock();
-		hit = lookup(idx, key);
-		rcu_read_unlock();
+		nr = pidx_lookup_read(w, lookup, idx, key, check);
 		if (dependent)
-			chain = pidx_chain_zero(hit);
-		if (unlikely(!hit))
-			pidx_lookup_missed(w, key);
+			chain = pidx_chain_zero(nr);
 	}
 	w->rng = rng;
 	w->walk_pos = walk_pos;
@@ -374,40 +400,105 @@ static noinline void pidx_lookup_walk_chain(struct pidx_worker *w, u32 n)
 	pidx_lookup_loop(w, n, PIDX_SHAPE_DENSE, true, true);
 }
 
-static void pidx_op_insert(struct pidx_worker *w)
+/*
+ * alloc_pid(): the object first, then a number reserved for it, the object
+ * built with it, and the number published: two steps, as 6.1 takes
+ * pidmap_lock twice, or one where the index has alloc_publish (mainline's
+ * one hold).  NULL when there is no memory or no number (a failed
+ * operation) or on an error; nothing is held then.
+ */
+static struct pidx_pid *pidx_alloc_pid(struct pidx_worker *w)
 {
 	struct pidx_storm *s = w->storm;
-	int pid = s->ops->alloc(s->idx, s->gfp);
+	struct pidx_pid *pid = pidx_pid_new(s->gfp);
+	int nr, ret;
 
-	if (pid == -ENOSPC || pid == -ENOMEM)
+	if (!pid) {
 		w->fails++;
-	else if (pid < 1 || pid >= s->cfg->pid_max)
-		pidx_worker_error(w, pid, "alloc returned a number outside [1, pid_max)");
-	else
-		pidx_ring_push(w, pid);
+		return NULL;
+	}
+	if (s->ops->alloc_publish) {
+		pidx_pid_set(pid, 0);
+		nr = s->ops->alloc_publish(s->idx, pid, &pid->numbers[0].nr, s->gfp);
+		if (nr > 0 && pid->numbers[0].nr != nr) {
+			/* published: the object goes with the number, or stays */
+			pidx_worker_error(w, nr, "alloc_publish stored another number");
+			if (nr < s->cfg->pid_max && !s->ops->remove(s->idx, nr))
+				pidx_pid_free(pid);
+			return NULL;
+		}
+	} else {
+		nr = s->ops->alloc(s->idx, s->gfp);
+	}
+	if (nr == -ENOSPC || nr == -ENOMEM) {
+		w->fails++;
+		pidx_pid_free(pid);
+		return NULL;
+	}
+	/* the oracle's bitmap is pid_max bits: a number past it is no PID */
+	if (nr < 1 || nr >= s->cfg->pid_max) {
+		pidx_worker_error(w, nr, nr < 0 ? "alloc returned an unexpected error" :
+				  "alloc returned a number outside [1, pid_max)");
+		/* the index's error: an object it may hold stays, the run fails */
+		if (!s->ops->alloc_publish)
+			pidx_pid_free(pid);
+		return NULL;
+	}
+	if (s->ops->alloc_publish)
+		return pid;
+	pidx_pid_set(pid, nr);
+	ret = s->ops->publish(s->idx, nr, pid);
+	if (likely(!ret))
+		return pid;
+	/* alloc_pid()'s unwind: the reservation goes, then the object */
+	pidx_worker_error(w, nr, "publish of a number just reserved failed");
+	if (!s->ops->remove(s->idx, nr))
+		pidx_pid_free(pid);
+	return NULL;
+}
+
+/*
+ * The exit of @pid, which its caller owns: remove() frees the number,
+ * free_pid()'s call_rcu() the object.  -ENOMEM: still held (pidx.h), and
+ * still the caller's.
+ */
+static int pidx_exit_pid(struct pidx_worker *w, struct pidx_pid *pid)
+{
+	struct pidx_storm *s = w->storm;
+	int ret = s->ops->remove(s->idx, pid->numbers[0].nr);
+
+	if (!ret) {
+		pidx_pid_free(pid);
+		return 0;
+	}
+	if (ret == -ENOMEM && s->ops->remove_may_fail)
+		return ret;
+	pidx_worker_error(w, pid->numbers[0].nr, "remove of a PID this storm owns failed");
+	return ret;
+}
+
+static void pidx_op_insert(struct pidx_worker *w)
+{
+	struct pidx_pid *pid = pidx_alloc_pid(w);
+
+	if (pid && !pidx_ring_push(w, pid))
+		pidx_exit_pid(w, pid);
 }
 
 static void pidx_op_delete(struct pidx_worker *w)
 {
-	struct pidx_storm *s = w->storm;
-	u32 pid;
-	int ret;
+	struct pidx_pid *pid;
 
 	if (!w->ring_len) {
 		w->fails++;
 		return;
 	}
 	pid = pidx_ring_pop(w);
-	ret = s->ops->remove(s->idx, pid);
-	if (!ret)
-		return;
 	/* still in the index and still ours (pidx.h): like a failed alloc */
-	if (ret == -ENOMEM && s->ops->remove_may_fail) {
+	if (pidx_exit_pid(w, pid) == -ENOMEM) {
 		pidx_ring_unpop(w, pid);
 		w->fails++;
-		return;
 	}
-	pidx_worker_error(w, pid, "remove of a PID this CPU owns failed");
 }
 
 static void pidx_op_mixed(struct pidx_worker *w)
@@ -437,8 +528,7 @@ static __always_inline void pidx_mixed_loop(struct pidx_worker *w, u32 n,
 {
 	const u32 *mix = w->storm->cfg->mix;
 	const struct pidx_shape_set *set = w->storm->shape;
-	u32 chain = 0, key, r, i;
-	bool hit;
+	u32 chain = 0, key, nr, r, i;
 
 	for (i = 0; i < n; i++) {
 		r = pidx_rand_below(&w->rng, 100);
@@ -449,9 +539,9 @@ static __always_inline void pidx_mixed_loop(struct pidx_worker *w, u32 n,
 				key = pidx_draw_key(set, &w->rng, &w->walk_pos);
 			if (dependent)
 				key += chain;
-			hit = pidx_lookup_pid(w, key);
+			nr = pidx_lookup_pid(w, key);
 			if (dependent)
-				chain = pidx_chain_zero(hit);
+				chain = pidx_chain_zero(nr);
 		} else if (r < mix[PIDX_MIX_LOOKUP] + mix[PIDX_MIX_INSERT]) {
 			pidx_op_insert(w);
 		} else {
@@ -513,46 +603,45 @@ static noinline void pidx_walk_batch(struct pidx_worker *w, u32 n)
 static u32 pidx_fork_exit(struct pidx_worker *w, struct pidx_worker *from,
 			  u32 window, u32 most)
 {
-	struct pidx_storm *s = w->storm;
+	struct pidx_pid *pid;
 	unsigned long flags;
-	u32 pid, freed = 0;
+	u32 freed = 0;
 	int ret;
 
 	while (freed < most) {
-		pid = 0;
+		pid = NULL;
 		raw_spin_lock_irqsave(&from->ring_lock, flags);
 		if (from->ring_len > window)
 			pid = pidx_ring_pop(from);
 		raw_spin_unlock_irqrestore(&from->ring_lock, flags);
 		if (!pid)
 			break;
-		ret = s->ops->remove(s->idx, pid);
+		ret = pidx_exit_pid(w, pid);
 		if (!ret) {
 			freed++;
 			continue;
 		}
 		/* still in the index and still @from's (pidx.h): the oldest again */
-		if (ret == -ENOMEM && s->ops->remove_may_fail) {
+		if (ret == -ENOMEM) {
 			raw_spin_lock_irqsave(&from->ring_lock, flags);
 			pidx_ring_unpop(from, pid);
 			raw_spin_unlock_irqrestore(&from->ring_lock, flags);
 			w->fails++;
-			break;
 		}
-		pidx_worker_error(w, pid, "remove of a PID this storm owns failed");
 		break;
 	}
 	return freed;
 }
 
 /*
- * A fork's fork_lookups lookups: of the new PID, which must hit, or under
- * a dist other than uniform of the dist walk's next keys (pidx_op_fork()).
+ * A fork's fork_lookups lookups: of the new PID, which must return its
+ * object, or under a dist other than uniform of the dist walk's next keys
+ * (pidx_op_fork()).
  */
-static void pidx_fork_lookups(struct pidx_worker *w, u32 pid)
+static void pidx_fork_lookups(struct pidx_worker *w, struct pidx_pid *pid)
 {
 	struct pidx_storm *s = w->storm;
-	u32 n = s->cfg->fork_lookups;
+	u32 n = s->cfg->fork_lookups, nr = pid->numbers[0].nr;
 	bool hit = true;
 	unsigned int i;
 
@@ -564,11 +653,14 @@ static void pidx_fork_lookups(struct pidx_worker *w, u32 pid)
 		return;
 	}
 	rcu_read_lock();
-	for (i = 0; i < n; i++)
-		hit &= s->ops->lookup(s->idx, pid);
+	for (i = 0; i < n; i++) {
+		void *v = s->ops->lookup(s->idx, nr);
+
+		hit &= v && pidx_pid_nr(v) == nr && v == pid;
+	}
 	rcu_read_unlock();
-	if (!hit)
-		pidx_worker_error(w, pid, "lookup missed a PID just allocated");
+	if (!hit && s->check_values)
+		pidx_worker_error(w, nr, "lookup of a PID just allocated missed its object");
 }
 
 /*
@@ -585,9 +677,9 @@ static void pidx_op_fork(struct pidx_worker *w)
 {
 	struct pidx_storm *s = w->storm;
 	const struct pidx_config *cfg = s->cfg;
+	struct pidx_pid *pid;
 	unsigned long flags;
 	bool full;
-	int pid;
 
 	/*
 	 * A full window: its last exit could not free its PID, or (remote)
@@ -604,12 +696,8 @@ static void pidx_op_fork(struct pidx_worker *w)
 		if (s->remote_exit)
 			w->local_exits++;
 	}
-	pid = s->ops->alloc(s->idx, s->gfp);
-	if (pid < 0) {
-		if (pid == -ENOSPC || pid == -ENOMEM)
-			w->fails++;
-		else
-			pidx_worker_error(w, 0, "alloc returned an unexpected error");
+	pid = pidx_alloc_pid(w);
+	if (!pid) {
 		/*
 		 * The space is full, or memory: exits are overdue, and under
 		 * remote this CPU's own may never come if the next CPU ran out
@@ -620,15 +708,12 @@ static void pidx_op_fork(struct pidx_worker *w)
 			w->local_exits += pidx_fork_exit(w, w, cfg->fork_window, U32_MAX);
 		return;
 	}
-	/* the oracle's bitmap is pid_max bits: a number past it is no PID */
-	if (pid < 1 || pid >= cfg->pid_max) {
-		pidx_worker_error(w, pid, "alloc returned a number outside [1, pid_max)");
-		return;
-	}
 	pidx_fork_lookups(w, pid);
 	raw_spin_lock_irqsave(&w->ring_lock, flags);
-	pidx_ring_push(w, pid);
+	full = !pidx_ring_push(w, pid);
 	raw_spin_unlock_irqrestore(&w->ring_lock, flags);
+	if (full)
+		pidx_exit_pid(w, pid);
 	pidx_fork_exit(w, w->exit_from, cfg->fork_window, U32_MAX);
 }
 
@@ -643,42 +728,33 @@ static void pidx_op_fork(struct pidx_worker *w)
 static void pidx_op_replay(struct pidx_worker *w)
 {
 	struct pidx_storm *s = w->storm;
-	const struct pidx_config *cfg = s->cfg;
 	u32 e = w->rev[w->rpos++], inc = e & PIDX_REPLAY_INC_MASK;
-	u32 pid = w->rmap[inc];
-	bool hit;
-	int ret;
+	struct pidx_pid *pid = w->rmap[inc];
+	void *v;
+	u32 got;
 
 	switch (e >> PIDX_REPLAY_OP_SHIFT) {
 	case PIDX_TEV_FORK:
-		ret = s->ops->alloc(s->idx, s->gfp);
-		if (ret == -ENOSPC || ret == -ENOMEM) {
-			w->fails++;
+		pid = pidx_alloc_pid(w);
+		if (!pid)
 			return;
-		}
-		if (ret < 1 || ret >= cfg->pid_max) {
-			pidx_worker_error(w, ret, "alloc returned a number outside [1, pid_max)");
-			return;
-		}
-		w->rmap[inc] = ret;
-		pidx_fork_lookups(w, ret);
+		w->rmap[inc] = pid;
+		pidx_fork_lookups(w, pid);
 		return;
 	case PIDX_TEV_FREE:
 		if (!pid) {
 			w->orphans++;
 			return;
 		}
-		ret = s->ops->remove(s->idx, pid);
-		if (!ret) {
-			w->rmap[inc] = 0;
-			return;
-		}
-		/* still in the index (pidx.h): the oracle expects it there */
-		if (ret == -ENOMEM && s->ops->remove_may_fail) {
+		/* -ENOMEM: still in the index (pidx.h), the oracle expects it there */
+		switch (pidx_exit_pid(w, pid)) {
+		case 0:
+			w->rmap[inc] = NULL;
+			break;
+		case -ENOMEM:
 			w->fails++;
-			return;
+			break;
 		}
-		pidx_worker_error(w, pid, "remove of a live trace PID failed");
 		return;
 	default:
 		/* exit and wait: the signal to the parent, the parent's wait */
@@ -687,10 +763,12 @@ static void pidx_op_replay(struct pidx_worker *w)
 			return;
 		}
 		rcu_read_lock();
-		hit = s->ops->lookup(s->idx, pid);
+		v = s->ops->lookup(s->idx, pid->numbers[0].nr);
+		got = v ? pidx_pid_nr(v) : 0;
 		rcu_read_unlock();
-		if (!hit)
-			pidx_worker_error(w, pid, "lookup missed a live trace PID");
+		if (s->check_values && (v != pid || got != pid->numbers[0].nr))
+			pidx_worker_error(w, pid->numbers[0].nr,
+					  "lookup of a live trace PID missed its object");
 	}
 }
 

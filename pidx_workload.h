@@ -12,6 +12,7 @@
 #include <linux/completion.h>
 #include <linux/spinlock.h>
 #include "pidx_engine.h"
+#include "pidx_pid.h"
 #include "pidx_shape.h"
 
 #define PIDX_BATCH_MAX		1024U
@@ -36,7 +37,7 @@ struct pidx_worker {
 	 * whose exit_from this is), under ring_lock; otherwise only its CPU
 	 * touches it, without the lock.
 	 */
-	u32 *ring;
+	struct pidx_pid **ring;
 	u32 ring_cap;
 	u32 ring_head;
 	u32 ring_len;
@@ -65,11 +66,12 @@ struct pidx_worker {
 	u32 nops;			/* operations to run: ops, or replay's events */
 	/*
 	 * replay: this CPU's events (the run's plan, read in order) and its
-	 * map from each incarnation it owns to the number alloc() gave it (0:
-	 * not live).  Only this CPU reads or writes the map during the storm.
+	 * map from each incarnation it owns to its object, which holds the
+	 * number alloc() gave it (NULL: not live).  Only this CPU reads or
+	 * writes the map during the storm.
 	 */
 	const u32 *rev;
-	u32 *rmap;
+	struct pidx_pid **rmap;
 	u32 rpos;
 	u64 orphans;			/* events whose PID's fork had failed */
 
@@ -105,6 +107,17 @@ struct pidx_storm {
 	 * array so (shape->dist_walk, pidx_dist.h).
 	 */
 	const struct pidx_shape_set *shape;
+	/*
+	 * The prefill's objects, objs[i] the value of key i of the shape;
+	 * nobjs made so far.  Once dealt, the rings and replay maps own those
+	 * past [0, stable) of the order, and objs[] keeps only the stable
+	 * ones' for certain: the others may be freed by the storm.
+	 */
+	struct pidx_pid **objs;
+	u32 nobjs;
+	bool dealt;
+	/* lookups compare the number in the value with the key looked up */
+	bool check_values;
 	/* spread and aged: the keys nobody may delete, for a lookup's miss */
 	unsigned long *stable_map;
 	u32 nkeys;
@@ -153,6 +166,7 @@ static inline bool pidx_fork_remote(const struct pidx_config *cfg, unsigned int 
 void pidx_run_batch(struct pidx_worker *w);
 void pidx_untimed_lookups(struct pidx_worker *w, u32 n);
 void pidx_order_init(struct pidx_storm *s, u64 *rng);
+u32 pidx_shape_index_of(const struct pidx_storm *s, u32 j);
 u32 pidx_key_of(const struct pidx_storm *s, u32 j);
 int pidx_plan(const struct pidx_config *cfg, unsigned int ncpus,
 	      u32 *slice, u32 *ring_cap, const char **why);

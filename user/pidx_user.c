@@ -128,25 +128,38 @@ static void *worker_main(void *arg)
 
 /*
  * --churn: the prefilled set unchanged, but each of @n steps frees the node
- * of a random key and allocates it anew, as the fork/exit churn that made
- * an aged set would have, so that the memory layout of a churned index
- * can be held against that of one filled in order (docs/design.md).
+ * of a random key and its object, and allocates both anew, as the
+ * fork/exit churn that made an aged set would have, so that the memory
+ * layout of a churned index can be held against that of one filled in
+ * order (docs/design.md).
  */
 static void churn(struct pidx_storm *s, u32 n)
 {
 	u64 rng = pidx_rand_seed(s->cfg->seed, 0xfffd);
-	u32 i, key;
+	struct pidx_pid *pid;
+	u32 i, j, key;
 	int ret;
 
 	for (i = 0; i < n && s->nkeys; i++) {
-		key = pidx_shape_key(s->shape, pidx_rand_below(&rng, s->nkeys));
+		j = pidx_rand_below(&rng, s->nkeys);
+		key = pidx_shape_key(s->shape, j);
 		do
 			ret = s->ops->remove(s->idx, key);
 		while (ret == -ENOMEM && s->ops->remove_may_fail);
-		if (!ret)
-			ret = s->ops->insert(s->idx, key, GFP_KERNEL);
 		if (ret)
 			die(1, "--churn: %s: key %u: %d", s->ops->name, key, ret);
+		pidx_pid_free(s->objs[j]);
+		pid = pidx_pid_new(GFP_KERNEL);
+		if (!pid)
+			die(1, "out of memory");
+		ret = s->ops->insert(s->idx, key, GFP_KERNEL);
+		if (!ret) {
+			pidx_pid_set(pid, key);
+			ret = s->ops->publish(s->idx, key, pid);
+		}
+		if (ret)
+			die(1, "--churn: %s: key %u: %d", s->ops->name, key, ret);
+		s->objs[j] = pid;
 	}
 	/* the frees run now, on liburcu's thread, not inside the storm */
 	rcu_barrier();
@@ -282,6 +295,8 @@ int main(int argc, char **argv)
 	 */
 	if (!o.cg_child && kc_rcu_percpu_callbacks())
 		die(1, "cannot start a call_rcu thread per CPU");
+	if (pidx_pid_cache_init())
+		die(1, "out of memory");
 	if (o.cfg.keys > pidx_space(o.cfg.pid_max))
 		die(1, "--keys %u exceeds pid_max - 1", o.cfg.keys);
 	/* replay: the trace laid out for the CPUs; its initially-live PIDs beside the keys */
