@@ -14,8 +14,19 @@
  * pid_max 32768 and 4 at 4194304, the heights the IDR reaches there.  The
  * inner levels are allocated whole at create and never change: 512 bytes
  * per 4096 numbers of pid_max, what the bitmap costs.  A leaf holds the
- * slots of the 64 numbers of one bitmap word, each the number itself or 0,
- * in 576 bytes (the IDR's node size) with its rcu_head.
+ * slots of the 64 numbers of one bitmap word, in 576 bytes (the IDR's node
+ * size) with its rcu_head.  A slot is empty (0), reserved (LFR_RESERVED,
+ * the word 1: a value is 4-aligned, so a pointer never has bit 0 set) or
+ * holds the number's value.
+ *
+ * Where the value lives.  In the number's slot, the word a lookup reads
+ * anyway to find the number: the number itself is implied by the slot's
+ * place, so the slot holds nothing else, and the value costs no byte beyond
+ * the slot a set of numbers needs and no cache line beyond the one the
+ * lookup reads.  From the struct sizes: a leaf is 64 slots of 8 bytes and a
+ * 16-byte rcu_head, 528 bytes, 576 in its cache (SLAB_HWCACHE_ALIGN), so 9
+ * bytes per key when the word is full and up to 576 for a key alone in its
+ * word, plus the fixed inner levels and bitmap.
  *
  * Leaves come and go with their word, and only a writer that holds a claim
  * in the word installs one: it walks after its claim and, finding no leaf,
@@ -29,25 +40,50 @@
  * tree because every release of a number tries to retire: the remover's,
  * and that of a writer that gives its number back; and a remover that finds
  * another's tag waits for its decision and decides again, since that one may
- * untag for a claim whose key is gone by then.  A retired leaf becomes
- * this CPU's spare if it has none, else it is freed after a grace period.
- * Reusing it at once is safe because a slot holds a whole number: a reader
- * still in the old leaf reads 0 or another word's number, never its own
- * key, and its key cannot be present then (the leaf was retired because its
- * word was empty).  Spares are refilled before a section, where @gfp may
- * sleep; only when a CPU has none (the refill failed, or an interrupt's
- * writer took it) does a writer give its number back, allocate, and claim
- * again.
+ * untag for a claim whose key is gone by then.  Spares are refilled before a
+ * section, where @gfp may sleep; only when a CPU has none (the refill
+ * failed, or an interrupt's writer took it) does a writer give its number
+ * back, allocate, and claim again.
+ *
+ * A retired leaf is freed after an RCU grace period, and only the slab hands
+ * its memory out again: it never becomes a spare at once.  A reader may
+ * still hold it, having loaded the pointer before the retirement; were it
+ * reused for another word, that reader would read there the slot its own
+ * number shares with one of that word, and return another number's value
+ * (user/replay/lfr_stale_value.c): a value names no number, so the reader
+ * cannot tell that slot from its own.
+ * Why deferring is enough: every operation that reads a slot (lookup,
+ * find_ge, publish, remove, insert's check) loads the leaf pointer once,
+ * under rcu_read_lock(), and at that load the leaf was in the tree for its
+ * number's word.  Until the section ends the leaf is in the tree still, or
+ * retired; a retired leaf was empty when retired (the word had no claim,
+ * and every remover clears its slot before its release), no writer stores
+ * into it again (the tag above), and it is neither freed nor installed
+ * anywhere before a grace period that waits for the section.  So a slot read
+ * in a leaf still in the tree holds its own number's state at that instant
+ * (empty, reserved, or its own value), and one read in a retired leaf is
+ * empty while the number was unpublished at some instant of the call: at
+ * the remover's look, or at the call's start if the look came before it,
+ * since a claim made after the look stores only into a leaf installed after
+ * the retirement.  Never another number's value.  The price: a word that
+ * empties and fills again gets a leaf from the slab, allocated by the spare
+ * refill outside the section, not the one it retired.
  *
  * Writers and what readers see.  A number's bit is claimed before its slot
- * is stored and released after the slot is cleared, and each of those runs
- * with interrupts off as one section.  So a reader that finds the slot
- * holding k has found a present k; find_ge() scans the bitmap and confirms
- * each set bit at its slot, and the bit of a key present for the whole call
- * is set for the whole call.  insert() of a number whose bit is set but
- * whose slot is empty waits for the CPU inside its section, which cannot be
- * waiting for it: no section waits but for a tag, which a section with
- * interrupts off sets and clears, and an interrupt never waits for the
+ * is reserved and released after the slot is cleared, and each of those
+ * runs with interrupts off as one section.  publish() stores the value
+ * with cmpxchg_release() from LFR_RESERVED, outside any section: the
+ * reservation's owner holds the bit, so the leaf is not retired under it;
+ * a slot that holds neither mark nor value (or no leaf) gives -ENOENT, one
+ * with a value -EEXIST, and the failed cmpxchg stored nothing.  A reader
+ * that finds a value in the slot has found a published k, its object built
+ * (release, then the reader's address dependency on the value); a
+ * reservation reads as NULL.  find_ge() scans the bitmap and confirms each
+ * set bit by a value in its slot; the bit of a key published for the whole
+ * call is set for the whole call.  insert() of a number whose bit is set
+ * but whose slot is empty waits for the CPU inside its section, which
+ * cannot be waiting for it: no section waits but for a tag, which a section
+ * with interrupts off sets and clears, and an interrupt never waits for the
  * section it interrupted.
  *
  * Numbers.  lfradix: the cyclic search of pidx.h over the bitmap from the
@@ -66,16 +102,17 @@
  * on one: two CPUs' words share a line of the bitmap.)
  *
  * Costs: a lookup reads one slot per level, the IDR's path without its entry
- * decoding; a fork claims a bit and stores a slot, its exit clears both.  A
- * word's leaf is retired and another installed each time its numbers all
- * leave and one comes back; with a spare at hand that allocates nothing.
+ * decoding, and the last slot is the value; a fork claims a bit, reserves a
+ * slot and publishes into it, its exit clears both.  A word's leaf is
+ * retired and another installed each time its numbers all leave and one
+ * comes back: one slab allocation, outside the section, and one call_rcu().
  *
  * NUMA placement: inner nodes on pidx_mem_node(node, first number under
  * them); a spare is allocated for the word after the one numbers come from
- * (the cursor's, or this CPU's range's), which it mostly serves next, or is
- * a retired leaf: under interleave a leaf may sit on another node than its
- * numbers'.
- * Visit tracing: a node counts once per level read, with the slot's line.
+ * (the cursor's, or this CPU's range's), which it mostly serves next: under
+ * interleave a leaf may sit on another node than its numbers'.
+ * Visit tracing: a node counts once per level read, with the slot's line;
+ * the value is the leaf's slot, counted there.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -103,9 +140,11 @@
 #define LFR_RANGE	(L1_CACHE_BYTES * BITS_PER_BYTE)
 /* a leaf pointer's tag while its remover decides whether to retire it */
 #define LFR_RETIRING	1UL
+/* a slot's word while its number is reserved: no value has bit 0 set */
+#define LFR_RESERVED	1UL
 
 struct lfr_leaf {
-	unsigned long key[LFR_SLOTS];	/* the number, or 0 */
+	unsigned long slot[LFR_SLOTS];	/* 0, LFR_RESERVED, or the value */
 	struct rcu_head rcu;
 };
 
@@ -122,7 +161,8 @@ struct lfr_inner {
 
 /* Per CPU, so that writers share no counter line. */
 struct lfr_pcpu {
-	long keys;		/* stored here less cleared here */
+	long keys;		/* reserved here less cleared here */
+	long values;		/* published here less cleared here */
 	long leaves;		/* installed here less retired here */
 	unsigned long waits;	/* insert() waited for another CPU's section */
 	unsigned long retired;	/* leaves retired here */
@@ -203,15 +243,17 @@ static __always_inline unsigned long *lfr_leaf_ref(struct lfr *lf, u32 k)
 
 static __always_inline unsigned long *lfr_leaf_slot(unsigned long leaf, u32 k)
 {
-	unsigned long *slot = &((struct lfr_leaf *)leaf)->key[k & LFR_MASK];
+	unsigned long *slot = &((struct lfr_leaf *)leaf)->slot[k & LFR_MASK];
 
 	pidx_visit_node(slot, sizeof(*slot));
 	return slot;
 }
 
 /*
- * @k's slot, or NULL when it has no leaf; under rcu_read_lock().  A leaf
- * whose remover is deciding is still the leaf.
+ * @k's slot, or NULL when it has no leaf; under rcu_read_lock(), which keeps
+ * the leaf from holding any other word's slots until it ends (it is reused
+ * only after a grace period).  A leaf whose remover is deciding is still
+ * the leaf.
  */
 static __always_inline unsigned long *lfr_slot(struct lfr *lf, u32 k)
 {
@@ -293,7 +335,6 @@ static void lfr_leaf_reap(struct lfr *lf, u32 k)
 {
 	unsigned int w = k / BITS_PER_LONG;
 	unsigned long *ref = lfr_leaf_ref(lf, k), leaf;
-	struct lfr_pcpu *c;
 
 	/*
 	 * Another remover's tag: wait for its decision, then decide again.
@@ -314,21 +355,20 @@ static void lfr_leaf_reap(struct lfr *lf, u32 k)
 	}
 	/* a claimer waiting on the tag finds no leaf, and installs its own */
 	smp_store_release(ref, 0);
-	c = this_cpu_ptr(lf->pcpu);
 	this_cpu_dec(lf->pcpu->leaves);
 	this_cpu_inc(lf->pcpu->retired);
-	/* empty: every remover cleared its slot before its release */
-	if (!c->spare)
-		WRITE_ONCE(c->spare, (struct lfr_leaf *)leaf);
-	else
-		call_rcu(&((struct lfr_leaf *)leaf)->rcu, lfr_leaf_free_rcu);
+	/*
+	 * Not this CPU's spare, though empty: a reader may still read its
+	 * slots, and must find none of another word's (the header).
+	 */
+	call_rcu(&((struct lfr_leaf *)leaf)->rcu, lfr_leaf_free_rcu);
 }
 
 /*
- * Interrupts off, rcu_read_lock(), @k claimed: stores @k; false, and @k
- * given back, when it has no leaf and this CPU no spare.
+ * Interrupts off, rcu_read_lock(), @k claimed: reserves @k's slot; false,
+ * and @k given back, when it has no leaf and this CPU no spare.
  */
-static bool lfr_publish(struct lfr *lf, u32 k)
+static bool lfr_reserve(struct lfr *lf, u32 k)
 {
 	struct lfr_pcpu *c = this_cpu_ptr(lf->pcpu);
 	unsigned long *slot = lfr_claimed_slot(lf, k);
@@ -351,7 +391,8 @@ static bool lfr_publish(struct lfr *lf, u32 k)
 		return false;
 	}
 	pidx_race_delay();
-	WRITE_ONCE(*slot, k);
+	/* empty: @k's last remover cleared it before its release */
+	WRITE_ONCE(*slot, LFR_RESERVED);
 	this_cpu_inc(lf->pcpu->keys);
 	return true;
 }
@@ -370,11 +411,11 @@ static int lfr_claim_range(struct lfr *lf, struct lfr_pcpu *c)
 }
 
 /*
- * Interrupts off, rcu_read_lock(): a number claimed and published; *@done
+ * Interrupts off, rcu_read_lock(): a number claimed and reserved; *@done
  * false, and the number given back, when it could not be stored.  Neither
  * the cursor nor a range moves for a number given back.
  */
-static int lfr_claim_publish(struct lfr *lf, bool *done)
+static int lfr_claim_reserve(struct lfr *lf, bool *done)
 {
 	struct lfr_pcpu *c = this_cpu_ptr(lf->pcpu);
 	s64 cur;
@@ -384,14 +425,14 @@ static int lfr_claim_publish(struct lfr *lf, bool *done)
 
 	pid = lf->ranges ? lfr_claim_range(lf, c) : -ENOSPC;
 	if (pid >= 0) {
-		*done = lfr_publish(lf, pid);
+		*done = lfr_reserve(lf, pid);
 		c->next = *done ? pid + 1 : pid;
 		return pid;
 	}
 	pid = pidx_pidmap_claim_cyclic(&lf->pm, &cur, &lap);
 	if (pid < 0)
 		return pid;
-	*done = lfr_publish(lf, pid);
+	*done = lfr_reserve(lf, pid);
 	if (!*done)
 		return pid;
 	end = pid + 1;
@@ -417,7 +458,7 @@ static int lfr_alloc(struct pidx_index *idx, gfp_t gfp)
 	for (;;) {
 		local_irq_save(flags);
 		rcu_read_lock();
-		pid = lfr_claim_publish(lf, &done);
+		pid = lfr_claim_reserve(lf, &done);
 		rcu_read_unlock();
 		local_irq_restore(flags);
 		if (pid < 0 || done)
@@ -433,14 +474,14 @@ static int lfr_claim_insert(struct lfr *lf, u32 pid)
 	unsigned long *slot;
 
 	while (!pidx_pidmap_claim(&lf->pm, pid)) {
-		/* present, or inside another CPU's section for a moment */
+		/* held, or inside another CPU's section for a moment */
 		slot = lfr_slot(lf, pid);
-		if (slot && READ_ONCE(*slot) == pid)
+		if (slot && READ_ONCE(*slot))
 			return -EEXIST;
 		this_cpu_inc(lf->pcpu->waits);
 		cpu_relax();
 	}
-	return lfr_publish(lf, pid) ? 0 : -EAGAIN;
+	return lfr_reserve(lf, pid) ? 0 : -EAGAIN;
 }
 
 static int lfr_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
@@ -465,21 +506,54 @@ static int lfr_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
 	}
 }
 
-static bool lfr_lookup(struct pidx_index *idx, u32 pid)
+/*
+ * Any context: the reservation's owner holds @pid's bit, so its leaf stays.
+ * A caller that holds nothing finds 0 (or no leaf, or a leaf retired under
+ * it and empty), and the cmpxchg() stores nothing but over the mark.
+ */
+static int lfr_publish(struct pidx_index *idx, u32 pid, void *value)
 {
 	struct lfr *lf = to_lfr(idx);
-	unsigned long *slot;
+	unsigned long *slot, old = 0;
+
+	/* a word that reads as empty or reserved would break the slot's state */
+	if (WARN_ON_ONCE(!value || ((unsigned long)value & 3)))
+		return -EINVAL;
+	if (!pid || pid >= lf->pid_max)
+		return -ENOENT;
+	rcu_read_lock();
+	slot = lfr_slot(lf, pid);
+	if (slot) {
+		pidx_race_delay();
+		/* the caller's stores to the object before the value */
+		old = cmpxchg_release(slot, LFR_RESERVED, (unsigned long)value);
+	}
+	rcu_read_unlock();
+	if (old != LFR_RESERVED)
+		return old ? -EEXIST : -ENOENT;
+	this_cpu_inc(lf->pcpu->values);
+	return 0;
+}
+
+static void *lfr_lookup(struct pidx_index *idx, u32 pid)
+{
+	struct lfr *lf = to_lfr(idx);
+	unsigned long *slot, v;
 
 	if (!pid || pid >= lf->pid_max)
-		return false;
+		return NULL;
 	slot = lfr_slot(lf, pid);
-	return slot && READ_ONCE(*slot) == pid;
+	if (!slot)
+		return NULL;
+	/* the caller's reads through the value depend on this load */
+	v = READ_ONCE(*slot);
+	return v & LFR_RESERVED ? NULL : (void *)v;
 }
 
 static int lfr_remove(struct pidx_index *idx, u32 pid)
 {
 	struct lfr *lf = to_lfr(idx);
-	unsigned long flags, *slot;
+	unsigned long flags, *slot, old = 0, seen;
 	int ret = -ENOENT;
 
 	if (!pid || pid >= lf->pid_max)
@@ -487,9 +561,18 @@ static int lfr_remove(struct pidx_index *idx, u32 pid)
 	local_irq_save(flags);
 	rcu_read_lock();
 	slot = lfr_slot(lf, pid);
-	/* of two removers, one clears the slot */
-	if (slot && cmpxchg(slot, pid, 0) == pid) {
+	/*
+	 * Of two removers, one clears the slot; a publish between the read
+	 * and the cmpxchg() changes the word, which is read again.
+	 */
+	if (slot)
+		old = READ_ONCE(*slot);
+	while (old && (seen = cmpxchg(slot, old, 0)) != old)
+		old = seen;
+	if (old) {
 		this_cpu_dec(lf->pcpu->keys);
+		if (!(old & LFR_RESERVED))
+			this_cpu_dec(lf->pcpu->values);
 		pidx_race_delay();
 		pidx_pidmap_release(&lf->pm, pid);
 		lfr_leaf_reap(lf, pid);
@@ -507,7 +590,7 @@ static int lfr_find_ge(struct pidx_index *idx, u32 pid)
 
 	for (; k < lf->pid_max; k++) {
 		k = pidx_pidmap_next_claimed(&lf->pm, k);
-		/* a set bit whose slot is empty: a writer inside its section */
+		/* a set bit whose slot holds no value: reserved, or mid-section */
 		if (k < lf->pid_max && lfr_lookup(idx, k))
 			return k;
 	}
@@ -526,6 +609,7 @@ struct lfr_walk {
 	unsigned int bad;
 	long leaves;
 	long keys;
+	long values;
 	long tagged;		/* leaf pointers left tagged LFR_RETIRING */
 	u64 *count;
 };
@@ -680,6 +764,7 @@ static void lfr_destroy(struct pidx_index *idx)
 
 struct lfr_totals {
 	long keys;
+	long values;
 	long leaves;
 	unsigned long retired;
 	unsigned long waits;
@@ -696,6 +781,7 @@ static void lfr_sum(struct lfr *lf, struct lfr_totals *t)
 		struct lfr_pcpu *c = per_cpu_ptr(lf->pcpu, cpu);
 
 		t->keys += READ_ONCE(c->keys);
+		t->values += READ_ONCE(c->values);
 		t->leaves += READ_ONCE(c->leaves);
 		t->retired += READ_ONCE(c->retired);
 		t->waits += READ_ONCE(c->waits);
@@ -704,11 +790,15 @@ static void lfr_sum(struct lfr *lf, struct lfr_totals *t)
 	}
 }
 
-/* A leaf's slots: each empty or its own number, claimed; some key present. */
+/*
+ * A leaf's slots: each empty, or reserved or a 4-aligned value for a number
+ * in [1, pid_max) that is claimed; some key held.
+ */
 static void lfr_verify_leaf(struct lfr_walk *w, struct lfr_leaf *leaf, u32 base)
 {
 	struct lfr *lf = w->lf;
 	unsigned int i, keys = 0;
+	unsigned long v;
 	u32 k;
 
 	w->leaves++;
@@ -717,14 +807,21 @@ static void lfr_verify_leaf(struct lfr_walk *w, struct lfr_leaf *leaf, u32 base)
 			lf->pid_max);
 	for (i = 0; i < LFR_SLOTS; i++) {
 		k = base + i;
-		if (!leaf->key[i]) {
+		v = leaf->slot[i];
+		if (!v) {
 			if (k && k < lf->pid_max && test_bit(k, lf->pm.map))
 				lfr_bad(&w->bad, "number %u claimed, its slot empty", k);
 			continue;
 		}
 		keys++;
-		if (leaf->key[i] != k || k >= lf->pid_max)
-			lfr_bad(&w->bad, "slot of %u holds %lu", k, leaf->key[i]);
+		if (v != LFR_RESERVED && !(v & 3))
+			w->values++;
+		if (v != LFR_RESERVED && (v & 3))
+			lfr_bad(&w->bad, "slot of %u holds %#lx, neither mark nor value",
+				k, v);
+		else if (!k || k >= lf->pid_max)
+			lfr_bad(&w->bad, "slot of %u held, outside [1, %u)", k,
+				lf->pid_max);
 		else if (!test_bit(k, lf->pm.map))
 			lfr_bad(&w->bad, "key %u not claimed in the bitmap", k);
 	}
@@ -760,6 +857,9 @@ static unsigned int lfr_verify(struct pidx_index *idx)
 			w.keys);
 	if (t.keys != w.keys)
 		lfr_bad(&w.bad, "%ld keys in the tree, count %ld", w.keys, t.keys);
+	if (t.values != w.values)
+		lfr_bad(&w.bad, "%ld values in the tree, count %ld", w.values,
+			t.values);
 	if (w.tagged)
 		lfr_bad(&w.bad, "%ld leaf pointers tagged retiring", w.tagged);
 	if (t.leaves != w.leaves)
@@ -772,9 +872,9 @@ static unsigned int lfr_verify(struct pidx_index *idx)
 			lfr_bad(&w.bad, "CPU %u: range [%u, %u), pid_max %u", cpu,
 				c->next, c->end, lf->pid_max);
 		for (i = 0; c->spare && i < LFR_SLOTS; i++)
-			if (c->spare->key[i])
-				lfr_bad(&w.bad, "CPU %u: spare leaf holds %lu", cpu,
-					c->spare->key[i]);
+			if (c->spare->slot[i])
+				lfr_bad(&w.bad, "CPU %u: spare leaf holds %#lx", cpu,
+					c->spare->slot[i]);
 	}
 	return w.bad;
 }
@@ -796,9 +896,9 @@ static void lfr_describe(struct pidx_index *idx, char *buf, size_t len)
 
 	lfr_sum(lf, &t);
 	scnprintf(buf, len,
-		  "keys=%ld;leaves=%ld;spares=%ld;inner=%ld;height=%u;retired=%lu;rebuilds=%lu;insert_waits=%lu;cursor=%u;laps=%llu;last_passes=%lu;bitmap_bytes=%zu",
-		  t.keys, t.leaves, t.spares, lf->inner, lf->height, t.retired, t.rebuilds,
-		  t.waits, pidx_pidmap_cursor(&lf->pm), pidx_pidmap_laps(&lf->pm),
+		  "keys=%ld;values=%ld;leaves=%ld;spares=%ld;inner=%ld;height=%u;retired=%lu;rebuilds=%lu;insert_waits=%lu;cursor=%u;laps=%llu;last_passes=%lu;bitmap_bytes=%zu",
+		  t.keys, t.values, t.leaves, t.spares, lf->inner, lf->height, t.retired,
+		  t.rebuilds, t.waits, pidx_pidmap_cursor(&lf->pm), pidx_pidmap_laps(&lf->pm),
 		  pidx_pidmap_last_passes(&lf->pm),
 		  (lf->pm.nwords + BITS_TO_LONGS(lf->pm.nwords)) * sizeof(long));
 }
@@ -831,6 +931,7 @@ const struct pidx_ops pidx_lfradix_ops = {
 	.destroy	= lfr_destroy,
 	.alloc		= lfr_alloc,
 	.insert		= lfr_insert,
+	.publish	= lfr_publish,
 	.lookup		= lfr_lookup,
 	.remove		= lfr_remove,
 	.find_ge	= lfr_find_ge,
@@ -849,6 +950,7 @@ const struct pidx_ops pidx_lfradix_pc_ops = {
 	.destroy	= lfr_destroy,
 	.alloc		= lfr_alloc,
 	.insert		= lfr_insert,
+	.publish	= lfr_publish,
 	.lookup		= lfr_lookup,
 	.remove		= lfr_remove,
 	.find_ge	= lfr_find_ge,

@@ -2,16 +2,40 @@
  * Replay of a race that left an empty leaf in lfradix (2a5ed47 fixed it):
  * P (CPU 0, no spare, every allocation fails) claims 1, finds no leaf and
  * gives 1 back; before its release, C (CPU 1) inserts 5 (installing its
- * spare as the leaf) and removes 5, whose retirement sees P's claim and
- * does nothing.  P's give-back must try to retire the leaf.  Expected:
- * "verify: 0 violations", pidx_mem.bytes 0 after destroy.
+ * spare as the leaf), publishes and removes 5, whose retirement sees P's
+ * claim and does nothing.  P's give-back must try to retire the leaf.
+ * Expected: 5's lookups return NULL while reserved and its value once
+ * published, P's alloc fails and nothing is held after it (publish of 1:
+ * -ENOENT), "verify: 0 violations", pidx_mem.bytes 0 after destroy.
  */
 #include "pidx_lfradix.c"
 
 #include "replay.h"
 
 static __thread int is_p;
-static int armed;
+static int armed, wrong;
+/* the values: 4-aligned objects the index never reads */
+static long obj_p, obj_c;
+
+/* lookup() as its callers make it, under rcu_read_lock() */
+static void *look(u32 pid)
+{
+	void *v;
+
+	rcu_read_lock();
+	v = ops->lookup(idx, pid);
+	rcu_read_unlock();
+	return v;
+}
+
+static void expect(const char *what, long got, long want)
+{
+	printk("%s -> %ld%s\n", what, got, got == want ? "" : ", WRONG");
+	if (got != want) {
+		printk("  expected %ld\n", want);
+		wrong++;
+	}
+}
 
 void __real_pidx_pidmap_release(struct pidx_pidmap *pm, u32 k);
 void __wrap_pidx_pidmap_release(struct pidx_pidmap *pm, u32 k)
@@ -36,8 +60,14 @@ static void *thread_c(void *arg)
 	rcu_register_thread();
 	kc_set_cpu(1);
 	h_wait(0);
-	printk("C: insert(5) -> %d\n", ops->insert(idx, 5, GFP_KERNEL));
-	printk("C: remove(5) -> %d\n", ops->remove(idx, 5));
+	expect("C: insert(5)", ops->insert(idx, 5, GFP_KERNEL), 0);
+	expect("C: lookup(5), reserved (0: NULL)", (long)look(5), 0);
+	expect("C: find_ge(0), nothing published", ops->find_ge(idx, 0), -ENOENT);
+	expect("C: publish(5)", ops->publish(idx, 5, &obj_c), 0);
+	expect("C: lookup(5) == &obj_c", look(5) == &obj_c, 1);
+	expect("C: find_ge(0)", ops->find_ge(idx, 0), 5);
+	expect("C: remove(5)", ops->remove(idx, 5), 0);
+	expect("C: publish(5), removed", ops->publish(idx, 5, &obj_c), -ENOENT);
 	h_post(1);
 	rcu_unregister_thread();
 	return NULL;
@@ -64,12 +94,14 @@ int demo_main(void)
 	is_p = 1; armed = 1;
 	pid = ops->alloc(idx, GFP_ATOMIC);
 	is_p = 0;
-	printk("P: alloc(GFP_ATOMIC) -> %d\n", pid);
+	expect("P: alloc(GFP_ATOMIC), no leaf and no memory", pid, -ENOMEM);
 	h_join(tc);
-	printk("find_ge(0)=%d\n", ops->find_ge(idx, 0));
+	expect("P: publish(1), not held", ops->publish(idx, 1, &obj_p), -ENOENT);
+	expect("lookup(5), removed (0: NULL)", (long)look(5), 0);
+	expect("find_ge(0)", ops->find_ge(idx, 0), -ENOENT);
 	bad = ops->verify(idx);
 	printk("verify: %u violations\n", bad);
 	ops->destroy(idx);
 	printk("pidx_mem.bytes after destroy: %ld\n", atomic_long_read(&pidx_mem.bytes));
-	return bad || atomic_long_read(&pidx_mem.bytes);
+	return bad || wrong || atomic_long_read(&pidx_mem.bytes);
 }

@@ -1,12 +1,13 @@
 /*
  * Replay of a race that left an empty leaf in lfradix (2a5ed47 fixed it):
  * remover R (CPU 0) empties word 0 and sees it unclaimed; C (CPU 1)
- * allocates 2 in word 0 and stores it; R tags the leaf and, looking again,
- * sees 2 claimed, so it will untag.  Meanwhile R2 (CPU 1) removes 2 and
- * must not give up on R's tag: R2 waits for R's decision and retires the
- * leaf itself.  Link wrappers put C's and R2's steps inside R's window.
- * Expected: "verify: 0 violations", mem_bytes back at or below the empty
- * index's, pidx_mem.bytes 0 after destroy.
+ * reserves 2 in word 0 and publishes it; R tags the leaf and, looking
+ * again, sees 2 claimed, so it will untag.  Meanwhile R2 (CPU 1) removes 2
+ * and must not give up on R's tag: R2 waits for R's decision and retires
+ * the leaf itself.  Link wrappers put C's and R2's steps inside R's window.
+ * Expected: each lookup returns the value published for its number (NULL
+ * while only reserved), "verify: 0 violations", mem_bytes back at or below
+ * the empty index's, pidx_mem.bytes 0 after destroy.
  */
 #include "pidx_lfradix.c"
 int usleep(unsigned int);
@@ -14,7 +15,29 @@ int usleep(unsigned int);
 #include "replay.h"
 
 static __thread int is_r;
-static int calls;
+static int calls, wrong;
+/* the values: 4-aligned objects the index never reads */
+static long obj_r, obj_c;
+
+/* lookup() as its callers make it, under rcu_read_lock() */
+static void *look(u32 pid)
+{
+	void *v;
+
+	rcu_read_lock();
+	v = ops->lookup(idx, pid);
+	rcu_read_unlock();
+	return v;
+}
+
+static void expect(const char *what, long got, long want)
+{
+	printk("%s -> %ld%s\n", what, got, got == want ? "" : ", WRONG");
+	if (got != want) {
+		printk("  expected %ld\n", want);
+		wrong++;
+	}
+}
 
 bool __real_pidx_pidmap_word_unclaimed(struct pidx_pidmap *pm, unsigned int w);
 bool __wrap_pidx_pidmap_word_unclaimed(struct pidx_pidmap *pm, unsigned int w)
@@ -41,6 +64,10 @@ static void *thread_c(void *arg)
 	h_wait(0);
 	pid = ops->alloc(idx, GFP_KERNEL);
 	printk("C: alloc -> %d\n", pid);
+	expect("C: lookup of the reservation (0: NULL)", (long)look(pid), 0);
+	expect("C: publish", ops->publish(idx, pid, &obj_c), 0);
+	expect("C: publish again", ops->publish(idx, pid, &obj_r), -EEXIST);
+	expect("C: lookup == &obj_c", look(pid) == &obj_c, 1);
 	h_post(1);
 	h_wait(2);
 	r = ops->remove(idx, pid);
@@ -67,17 +94,20 @@ int demo_main(void)
 	size_t empty = ops->mem_bytes(idx);
 	pid = ops->alloc(idx, GFP_KERNEL);
 	printk("R: alloc -> %d\n", pid);
+	expect("R: publish", ops->publish(idx, pid, &obj_r), 0);
+	expect("R: lookup == &obj_r", look(pid) == &obj_r, 1);
 	tc = h_start(thread_c);
 	is_r = 1;
 	printk("R: remove(%d) -> %d\n", pid, ops->remove(idx, pid));
 	is_r = 0;
 	h_join(tc);
-	printk("find_ge(0)=%d\n", ops->find_ge(idx, 0));
+	expect("lookup(1), removed (0: NULL)", (long)look(1), 0);
+	expect("find_ge(0)", ops->find_ge(idx, 0), -ENOENT);
 	bad = ops->verify(idx);
 	mem = ops->mem_bytes(idx);
 	printk("verify: %u violations; mem_bytes %zu, empty index %zu\n",
 	       bad, mem, empty);
 	ops->destroy(idx);
 	printk("pidx_mem.bytes after destroy: %ld\n", atomic_long_read(&pidx_mem.bytes));
-	return bad || mem > empty || atomic_long_read(&pidx_mem.bytes);
+	return bad || wrong || mem > empty || atomic_long_read(&pidx_mem.bytes);
 }
