@@ -893,7 +893,7 @@ static unsigned int lz_verify(struct pidx_index *idx)
 			lz_bad(&bad, "key %u not claimed in the bitmap", key);
 		/* NULL is a reservation, which a caller may verify between */
 		if ((unsigned long)x->value & 3)
-			lz_bad(&bad, "key %u: value not 4-byte aligned (low bits %lu)",
+			lz_bad(&bad, "key %u: value's low bits %lu, not 4-aligned",
 			       key, (unsigned long)x->value & 3);
 		h = lz_height(x);
 		if (h < 1 || h > lz->max_level) {
