@@ -19,10 +19,12 @@
  * Memory.  The bitmap has a bit for every number below pid_max whether it is
  * used or not: 4 KiB at pid_max 32768, 512 KiB at 4194304 (PID_MAX_LIMIT),
  * plus a summary with a bit per bitmap word that is full (64 bytes, 8 KiB).
- * A PID costs a 40-byte object (key, two chain links, rcu_head) plus its
- * share of 8-byte bucket slots: a resize leaves the load (PIDs per bucket)
- * between 1/4 and 1/2, so 16-32 bytes, and the load is let drift between
- * 1/8 and 1 before the next resize, so 8-64 bytes at the extremes.
+ * A PID costs a 48-byte object (key, value, two chain links, rcu_head: 4 +
+ * 4 of padding + 8 + 16 + 16) plus its share of 8-byte bucket slots: a resize
+ * leaves the load (PIDs per bucket) between 1/4 and 1/2, so 16-32 bytes, and
+ * the load is let drift between 1/8 and 1 before the next resize, so 8-64
+ * bytes at the extremes: 64-80 bytes a PID after a resize.  The value word
+ * is 8 of them (the object was 40 bytes when the index was a set).
  *
  * Lookup.  The table pointer and the table header (shift, generation) are
  * read-mostly and stay cached; beyond them a lookup reads one bucket slot and
@@ -31,6 +33,41 @@
  * about 1 + load/2 objects (measured: 1.00-1.03 at load 1/2, 1.12-1.28 at
  * load 1) and a failed one about load objects.  describe() reports the mean
  * as "probes".
+ *
+ * Values.  The index's object holds the value, a pointer to the caller's
+ * object, rather than being embedded in it as pid_hash's node (struct upid's
+ * pid_chain) was in struct pid, where a lookup walked nodes that were the
+ * struct pid itself.  Embedding would have this index alone dictate the
+ * layout of the caller's object and dereference it, where the contract keeps
+ * values opaque and every index maps to the same object.  It also keeps one
+ * stable home per key: an object lives from reserve to remove, a resize
+ * relinks it (its other generation's link) and never copies it, so the value
+ * is in the one object that both tables link, and a publish racing a resize
+ * stores it where a lookup of either table finds it.
+ *   What it costs a lookup in cache lines next to the embedded layout: the
+ * walk reads as many lines, one per object passed or found (the bucket slot
+ * aside), since key and value are bytes 0-15 of the object, 16 bytes at a
+ * multiple of 16 that never straddle a line, so the value is read on the
+ * line the key was; but the line it ends on is the index's, not the
+ * caller's.  A caller that then reads the line of its object the embedded
+ * chain node would have been on (the engine reads numbers[0].nr, line 1 of
+ * its line-aligned struct pidx_pid) reads one line more per successful
+ * lookup, one dependent load later; a caller whose first read is elsewhere
+ * in the object (pid_task()'s tasks[], line 0) reads as many lines either
+ * way, still one dependent load later.  On a miss, or passing an object on
+ * the way, one object in four (those at 48 mod 192 in their slab) has its
+ * links on the line after its key, where at 40 bytes one or two in eight
+ * did, by generation: an embedded upid never splits.  Embedding would also
+ * save the 48-byte object, the caller's object carrying the chain node.
+ *   A reservation is an object in the table whose value is NULL: its bit is
+ * set and insert() finds it taken, but lookup() returns NULL for it and
+ * find_ge() passes it.  publish() takes no lock: it finds the object in the
+ * published table under RCU as lookup() does (only the owner unlinks it) and
+ * stores the value with cmpxchg_release() from NULL, so a second publish
+ * finds it taken (-EEXIST) and changes nothing; no object, -ENOENT.  The
+ * value is set once in an object's life and never cleared, and a number
+ * reserved again gets a new object, linked only after the old one was
+ * unlinked, so a lookup reads its own incarnation's value or NULL.
  *
  * Allocation is the cyclic search of pidx.h over the bitmap.  The summary
  * lets it pass 64 taken numbers per bit it reads, as the pidmap's per-page
@@ -64,12 +101,12 @@
  * which holds every PID: the old table until the switch, the new one from it.
  * A PID present for the whole call is found; one added or removed during the
  * call may be seen either way.  find_ge() scans the bitmap without the lock
- * and confirms each set bit with a lookup.  A bit is set before its object is
- * linked and cleared after it is unlinked, so the bit of a PID present for
- * the whole call is set for the whole call and that PID is returned unless a
- * smaller one is confirmed first; whatever is returned was in the table
- * during the call.  A set bit that does not confirm (a PID being removed) is
- * passed over.
+ * and confirms each set bit with a lookup that returns a value.  A bit is set
+ * before its object is linked and cleared after it is unlinked, so the bit of
+ * a PID published for the whole call is set for the whole call and that PID
+ * is returned unless a smaller one is confirmed first; whatever is returned
+ * was published during the call.  A set bit that does not confirm (a PID
+ * reserved, or being removed) is passed over.
  *
  * NUMA placement.  Objects are allocated on pidx_mem_node(node, key) for the
  * PID they will hold (alloc() takes the cursor as that PID, which it is
@@ -79,9 +116,9 @@
  *
  * Visit tracing (trace_visits).  The nodes are what is allocated apart: a
  * bucket array (read: its header, shift and generation, then the bucket's
- * slot), a chain object (read: the key, then the link to the next), the
- * bitmap and its summary (read: the words searched, tested, set or
- * cleared).  A bucket array or bitmap counts once per operation, at its
+ * slot), a chain object (read: the key, then the link to the next or, once
+ * found, the value), the bitmap and its summary (read: the words searched,
+ * tested, set or cleared).  A bucket array or bitmap counts once per operation, at its
  * first read, and later reads add only their lines; a chain object counts
  * each time a chain walk reads its key (a writer during a resize walks the
  * chains of both tables).  The index header (h->tbl, h->map) is not
@@ -121,6 +158,13 @@
 
 struct pidx_hash_obj {
 	u32 key;
+	/*
+	 * NULL while reserved; set once by publish() with cmpxchg_release()
+	 * and read with READ_ONCE(), whose address dependency orders the
+	 * caller's reads through it.  Next to the key: a hit reads both on
+	 * one line.
+	 */
+	void *value;
 	/* next[g]: the chain of the table of generation g */
 	struct pidx_hash_obj __rcu *next[2];
 	struct rcu_head rcu;
@@ -403,6 +447,8 @@ static bool pidx_hash_add_locked(struct pidx_hash *h, struct pidx_hash_obj *o,
 	unsigned long w = BIT_WORD(pid);
 
 	o->key = pid;
+	/* a reservation; pidx_hash_link()'s release orders it before a reader */
+	o->value = NULL;
 	/*
 	 * Atomic bitops although the lock serializes writers: lockless
 	 * find_ge() reads these words.  The bit goes first so that it covers
@@ -470,7 +516,11 @@ static bool pidx_hash_copy_locked(struct pidx_hash *h, struct pidx_hash_tbl *old
 	u32 size = 1U << old->shift, work = 0, b;
 	struct pidx_hash_obj *o;
 
-	/* Linking into @new uses the other link: the old chains stay as they are. */
+	/*
+	 * Linking into @new uses the other link: the old chains stay as they
+	 * are.  The object itself is linked, not a copy, so its value, and a
+	 * publish() that lands while the copy runs, are the same in both.
+	 */
 	for (b = h->copied; b < size && work < PIDX_HASH_COPY_CHUNK; b++, work++)
 		for (o = pidx_hash_wderef(h, &old->buckets[b]); o;
 		     o = pidx_hash_wderef(h, &o->next[old->gen]), work++)
@@ -702,8 +752,9 @@ static int pidx_hash_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
 	return ret;
 }
 
-/* Under rcu_read_lock(). */
-static bool pidx_hash_find(struct pidx_hash *h, u32 key, bool *tbl_seen)
+/* Under rcu_read_lock(): @key's object, reserved or published, or NULL. */
+static struct pidx_hash_obj *pidx_hash_find(struct pidx_hash *h, u32 key,
+					    bool *tbl_seen)
 {
 	struct pidx_hash_tbl *t = rcu_dereference(h->tbl);
 	struct pidx_hash_obj *o;
@@ -714,17 +765,58 @@ static bool pidx_hash_find(struct pidx_hash *h, u32 key, bool *tbl_seen)
 	     o = rcu_dereference(o->next[gen])) {
 		pidx_visit_node(o, sizeof(o->key));
 		if (o->key == key)
-			return true;
+			return o;
 		pidx_visit_more(&o->next[gen], sizeof(o->next[gen]));
 	}
-	return false;
+	return NULL;
 }
 
-static bool pidx_hash_lookup(struct pidx_index *idx, u32 pid)
+/* The value of an object whose key the caller has read: NULL if reserved. */
+static __always_inline void *pidx_hash_value(struct pidx_hash_obj *o)
 {
+	pidx_visit_more(&o->value, sizeof(o->value));
+	return READ_ONCE(o->value);
+}
+
+static void *pidx_hash_lookup(struct pidx_index *idx, u32 pid)
+{
+	struct pidx_hash_obj *o;
 	bool seen = false;
 
-	return pidx_hash_find(to_hash(idx), pid, &seen);
+	o = pidx_hash_find(to_hash(idx), pid, &seen);
+	return o ? pidx_hash_value(o) : NULL;
+}
+
+/*
+ * Any context, no lock: see "Values" at the top.  A caller that publishes a
+ * number it does not own may store into an object its owner is unlinking,
+ * which no lookup then finds and which is freed as any other.
+ */
+static int pidx_hash_publish(struct pidx_index *idx, u32 pid, void *value)
+{
+	struct pidx_hash *h = to_hash(idx);
+	struct pidx_hash_obj *o;
+	bool seen = false;
+	int ret = 0;
+
+	if (WARN_ON_ONCE(!value || ((unsigned long)value & 3)))
+		return -EINVAL;
+	if (pid >= h->pid_max)
+		return -ENOENT;
+	rcu_read_lock();
+	o = pidx_hash_find(h, pid, &seen);
+	if (!o) {
+		ret = -ENOENT;
+	} else {
+		/* readers, and a resize, meanwhile meet the reservation */
+		pidx_race_delay();
+		pidx_visit_more(&o->value, sizeof(o->value));
+		/* release: the caller's object is built before it is found */
+		if (cmpxchg_release(&o->value, NULL, value))
+			ret = -EEXIST;
+	}
+	rcu_read_unlock();
+	return ret;
 }
 
 static int pidx_hash_remove(struct pidx_index *idx, u32 pid)
@@ -771,12 +863,14 @@ static unsigned long pidx_hash_next_set(struct pidx_hash *h, unsigned long n)
 
 /*
  * The bitmap is read without the lock, as a hint only: every set bit found
- * is confirmed in the table before it is returned (see the top of the file).
+ * is confirmed in the table before it is returned (see the top of the file),
+ * and a reservation's bit is passed over as a removal's is.
  */
 static int pidx_hash_find_ge(struct pidx_index *idx, u32 pid)
 {
 	struct pidx_hash *h = to_hash(idx);
 	struct pidx_hash_seen seen = {};
+	struct pidx_hash_obj *o;
 	unsigned long n, from;
 
 	for (n = pid; n < h->pid_max; n++) {
@@ -786,7 +880,8 @@ static int pidx_hash_find_ge(struct pidx_index *idx, u32 pid)
 				      pidx_hash_map_words(h), &seen.map);
 		if (n >= h->pid_max)
 			break;
-		if (pidx_hash_find(h, n, &seen.tbl))
+		o = pidx_hash_find(h, n, &seen.tbl);
+		if (o && pidx_hash_value(o))
 			return n;
 	}
 	return -ENOENT;
@@ -813,7 +908,7 @@ static unsigned int pidx_hash_verify(struct pidx_index *idx)
 	struct pidx_hash_obj *o;
 	struct pidx_hash_tbl *t;
 	unsigned int bad = 0;
-	bool found, seen = false;
+	bool seen = false;
 	u32 b;
 
 	flush_work(&h->resize_work);
@@ -844,6 +939,10 @@ static unsigned int pidx_hash_verify(struct pidx_index *idx)
 			if (pidx_hash_bucket(t, o->key) != b)
 				pidx_hash_bad(&bad, "key %u in bucket %u, hashes to %u",
 					      o->key, b, pidx_hash_bucket(t, o->key));
+			/* NULL is a reservation, which a caller may verify between */
+			if ((unsigned long)o->value & 3)
+				pidx_hash_bad(&bad, "key %u: value's low bits %lu, not 4-aligned",
+					      o->key, (unsigned long)o->value & 3);
 		}
 		if (!(b % PIDX_HASH_WALK_CHUNK))
 			cond_resched();
@@ -864,9 +963,10 @@ walked:
 	walked = 0;
 	for_each_set_bit(n, h->map, h->pid_max) {
 		rcu_read_lock();
-		found = pidx_hash_find(h, n, &seen);
+		o = pidx_hash_find(h, n, &seen);
 		rcu_read_unlock();
-		if (!found)
+		/* compared, not read: no dereference after the unlock */
+		if (!o)
 			pidx_hash_bad(&bad, "bit %lu set, no object found", n);
 		if (!(++walked % PIDX_HASH_WALK_CHUNK))
 			cond_resched();
@@ -990,6 +1090,7 @@ const struct pidx_ops pidx_hash_ops = {
 	.destroy	= pidx_hash_destroy,
 	.alloc		= pidx_hash_alloc,
 	.insert		= pidx_hash_insert,
+	.publish	= pidx_hash_publish,
 	.lookup		= pidx_hash_lookup,
 	.remove		= pidx_hash_remove,
 	.find_ge	= pidx_hash_find_ge,

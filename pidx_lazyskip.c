@@ -20,6 +20,23 @@
  * for the whole call is always found.  Nodes are freed by call_rcu() after
  * they are unlinked.
  *
+ * Values.  alloc() and insert() link a node whose value word is NULL: that
+ * is the reservation, held like any key (the bitmap bit, -EEXIST) but
+ * returned by no lookup() and skipped by find_ge().  publish() finds the
+ * node, which only its owner removes, and stores the value with
+ * cmpxchg_release() from NULL, so a second publish, or any caller's, finds
+ * it taken and gets -EEXIST with nothing changed; no live (unmarked) node,
+ * -ENOENT.  The value is set once in a node's life and never cleared: a node
+ * is one incarnation of its number (a re-reserved number gets a new node,
+ * linked only after the old one is unlinked and its bit released), so a
+ * reader that finds an unmarked node with the key reads that incarnation's
+ * value or NULL, never an earlier one's.  lookup() reads the word, then the
+ * value: a node published for the whole call is unmarked for the whole call
+ * and found, as above, and its value was stored before the call.  find_ge()
+ * passes marked nodes and reservations alike along level 0; a reservation
+ * is live, so its links are the list's own.  Publishing needs no "fully
+ * linked" flag either: its owner publishes after insert() returned.
+ *
  * Deadlock freedom: every writer locks in decreasing key order.  An insert
  * holds its new node and locks its predecessors from level 0 up, and a
  * predecessor on a higher level never has a greater key; a removal locks
@@ -40,12 +57,27 @@
  * link spans make it O(log n) but every writer must then update spans on
  * every level of its path, i.e. hold the whole path, which is the one lock.
  *
- * Node: [rcu_head][word][next[0..h-1]] in one slab object of 32, 64, 128 or
- * 256 bytes aligned to its size.  The word holds the key, height, size class
- * and the lock and marked bits, so a node up to height 5 is one
- * cache line and a height-1 node (3 in 4 of them at p = 4) is 32 bytes.  The
- * rcu_head cannot overlay anything: call_rcu() writes it while other CPUs may
- * still read or lock the node.
+ * Node: [rcu_head][word][value][next[0..h-1]] in one slab object of 32, 64,
+ * 128 or 256 bytes aligned to its size.  The word holds the key, height, size
+ * class and the lock and marked bits.  The value follows the word: the two
+ * are bytes 16-31 of an object aligned to at least 32, so the value is on the
+ * line lookup() has just read the key from, whatever the node's height, and
+ * a hit reads no new cache line for it.  A node up to height 4 is one cache
+ * line.  The rcu_head cannot overlay anything, the value included: call_rcu()
+ * writes it while other CPUs may still read or lock the node, and a reader
+ * that checked the marked bit could then return rcu_head's link as a value.
+ *
+ * Bytes per key (64-bit): a node of height h is 16 + 8 + 8 + 8h = 32 + 8h
+ * bytes, so heights 1-4 take the 64-byte class, 5-12 the 128-byte one and
+ * 13-16 the 256-byte one.  At p = 4 a tower reaches height 5 with probability
+ * 1/256, so a key costs 64 * 255/256 + 128 * 1/256 + ... = 64.25 bytes on
+ * average.  Without the value word (24 + 8h) height 1 fit 32 bytes and
+ * heights 2-5 64, about 40.1 bytes: the value costs 24 bytes a key, nearly
+ * all of it from the 3 in 4 nodes of height 1 that grow from 32 to 64 bytes.
+ * A 48-byte class would save 16 of those, but objects 48 bytes apart are not
+ * line aligned: one in four would split its word from next[0], a second line
+ * for every level-0 step through it.  On 32-bit (4-byte words, a 4-byte key
+ * after the word) a node is 20 + 4h bytes: heights 1-3 still fit 32.
  *
  * Costs: a search passes up to p - 1 nodes on each of log_p(n) levels, as in
  * the classic skip list; an insert or removal is one search, then one lock
@@ -96,8 +128,17 @@ struct lz_node {
 #if BITS_PER_LONG == 32
 	u32 key;
 #endif
+	/*
+	 * NULL while reserved, then the published value, set once with
+	 * cmpxchg_release() and read with READ_ONCE(): the caller reads the
+	 * object through it, so the address dependency orders that read.
+	 */
+	void *value;
 	struct lz_node __rcu *next[];
 };
+
+/* What a reader reads to learn the key and flags: the word (and key). */
+#define LZ_WORD_BYTES		offsetof(struct lz_node, value)
 
 /* Per-CPU: the level generator and counters, so writers share no line. */
 struct lz_pcpu {
@@ -267,8 +308,15 @@ static __always_inline void lz_mark_locked(struct lz_node *n)
 /* Under trace_visits a node counts as visited when its key is read. */
 static __always_inline u32 lz_visit_key(struct lz_node *n)
 {
-	pidx_visit_node(n, sizeof(*n));
+	pidx_visit_node(n, LZ_WORD_BYTES);
 	return lz_key(n);
+}
+
+/* The value of a node whose word the caller has read. */
+static __always_inline void *lz_value(struct lz_node *n)
+{
+	pidx_visit_more(&n->value, sizeof(n->value));
+	return READ_ONCE(n->value);
 }
 
 static __always_inline struct lz_node *lz_next(struct lz_node *x, int lvl)
@@ -300,7 +348,7 @@ static struct lz_node *lz_first_ge(struct lz *lz, u32 key)
 	struct lz_node *x = lz->head, *y = NULL, *stop = NULL;
 	int lvl = READ_ONCE(lz->top) - 1;
 
-	pidx_visit_node(x, sizeof(*x));
+	pidx_visit_node(x, LZ_WORD_BYTES);
 	for (; lvl >= 0; lvl--) {
 		y = lz_next(x, lvl);
 		while (y && y != stop && lz_visit_key(y) < key) {
@@ -325,7 +373,7 @@ static int lz_find(struct lz *lz, u32 key, unsigned int levels,
 	struct lz_node *x = lz->head, *y, *stop = NULL;
 	int lvl, found = -1;
 
-	pidx_visit_node(x, sizeof(*x));
+	pidx_visit_node(x, LZ_WORD_BYTES);
 	for (lvl = levels - 1; lvl >= 0; lvl--) {
 		pidx_race_delay();
 		y = lz_next(x, lvl);
@@ -522,6 +570,8 @@ static struct lz_node *lz_node_new(struct lz *lz, u32 key, gfp_t gfp)
 	n = (struct lz_node *)((struct rcu_head *)obj + 1);
 	lz_set_word(n, key, h << LZ_HEIGHT_SHIFT | cls << LZ_CLS_SHIFT |
 		    BIT(LZ_LOCK));
+	/* a reservation: the link that makes the node reachable orders this */
+	n->value = NULL;
 	return n;
 }
 
@@ -699,11 +749,46 @@ static int lz_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
 	return ret;
 }
 
-static bool lz_lookup(struct pidx_index *idx, u32 pid)
+static void *lz_lookup(struct pidx_index *idx, u32 pid)
 {
 	struct lz_node *n = lz_first_ge(to_lz(idx), pid);
 
-	return n && lz_key(n) == pid && !lz_marked(n);
+	if (!n || lz_key(n) != pid || lz_marked(n))
+		return NULL;
+	return lz_value(n);
+}
+
+/*
+ * Any context: the search is lockless and the store one cmpxchg.  The node
+ * found unmarked is the caller's reservation, which nobody else removes.  A
+ * caller that publishes a number it does not own may store into a node its
+ * owner is removing: no reader returns a marked node's value, and the node
+ * is freed as any other.
+ */
+static int lz_publish(struct pidx_index *idx, u32 pid, void *value)
+{
+	struct lz *lz = to_lz(idx);
+	struct lz_node *n;
+	int ret = 0;
+
+	if (WARN_ON_ONCE(!value || ((unsigned long)value & 3)))
+		return -EINVAL;
+	if (pid < 1 || pid >= lz->pid_max)
+		return -ENOENT;
+	rcu_read_lock();
+	n = lz_first_ge(lz, pid);
+	if (!n || lz_key(n) != pid || lz_marked(n)) {
+		ret = -ENOENT;
+	} else {
+		/* readers meanwhile find the reservation, then the value */
+		pidx_race_delay();
+		pidx_visit_more(&n->value, sizeof(n->value));
+		/* release: the object is built before a reader can find it */
+		if (cmpxchg_release(&n->value, NULL, value))
+			ret = -EEXIST;
+	}
+	rcu_read_unlock();
+	return ret;
 }
 
 static int lz_remove(struct pidx_index *idx, u32 pid)
@@ -735,10 +820,11 @@ static int lz_find_ge(struct pidx_index *idx, u32 pid)
 	if (pid >= lz->pid_max)
 		return -ENOENT;
 	n = lz_first_ge(lz, pid);
-	/* a node being removed is not there any more */
-	while (n && lz_marked(n)) {
-		pidx_visit_node(n, sizeof(*n));
+	/* a node being removed is not there any more, a reserved one not yet */
+	while (n && (lz_marked(n) || !lz_value(n))) {
 		n = lz_next(n, 0);
+		if (n)
+			pidx_visit_node(n, LZ_WORD_BYTES);
 	}
 	return n ? lz_key(n) : -ENOENT;
 }
@@ -805,6 +891,10 @@ static unsigned int lz_verify(struct pidx_index *idx)
 			       key, x->word & 3);
 		if (key < lz->pid_max && !test_bit(key, lz->pm.map))
 			lz_bad(&bad, "key %u not claimed in the bitmap", key);
+		/* NULL is a reservation, which a caller may verify between */
+		if ((unsigned long)x->value & 3)
+			lz_bad(&bad, "key %u: value's low bits %lu, not 4-aligned",
+			       key, (unsigned long)x->value & 3);
 		h = lz_height(x);
 		if (h < 1 || h > lz->max_level) {
 			lz_bad(&bad, "key %u: height %u not in [1, %u]", key, h,
@@ -830,6 +920,8 @@ static unsigned int lz_verify(struct pidx_index *idx)
 			       lz_key(last[i]));
 	if (lz->head->word & (BIT(LZ_LOCK) | BIT(LZ_MARKED)))
 		lz_bad(&bad, "head flags %#lx", lz->head->word & 3);
+	if (lz->head->value)
+		lz_bad(&bad, "head holds a value");
 
 	lz_sum(lz, &t);
 	if (nr != t.nr)
@@ -905,6 +997,7 @@ const struct pidx_ops pidx_lazyskip_ops = {
 	.destroy	= lz_destroy,
 	.alloc		= lz_alloc,
 	.insert		= lz_insert,
+	.publish	= lz_publish,
 	.lookup		= lz_lookup,
 	.remove		= lz_remove,
 	.find_ge	= lz_find_ge,
