@@ -24,17 +24,30 @@
  *   each level: idr_replace(pid, nr);  unlock; idr_preload_end();
  *
  * No idr_preload() before idr_replace(): it never allocates.  pidx has no
- * struct pid or namespaces, so what alloc_pid() does besides is left out:
- * the pid_max and capability checks moved before the lock, PIDNS_ADDING,
- * the child_reaper check, pid_allocated, pidfs.  Mainline's pidmap_lock no
- * longer turns interrupts off; both indexes here do, as ipi storms write
- * from interrupt context, so that the two differ in their holds alone.
+ * namespaces, so what alloc_pid() does besides is left out: the pid_max and
+ * capability checks moved before the lock, PIDNS_ADDING, the child_reaper
+ * check, pid_allocated, pidfs.  Mainline's pidmap_lock no longer turns
+ * interrupts off; both indexes here do, as ipi storms write from interrupt
+ * context, so that the two differ in their holds alone.
  *
- * The slot is reserved with NULL first and published by idr_replace(), so
- * lookups see nothing until then, as with a struct pid still being set up.
- * The entry stored is xa_mk_value(pid) rather than a pointer to a struct pid:
- * every index in pidx stores its key and nothing else, so the comparison is
- * of the index structures alone.
+ * The contract's two phases are the two holds of 6.1: alloc() and insert()
+ * are the first (the number allocated with NULL: idr_find() returns NULL,
+ * idr_get_next() skips it, but its slot's IDR_FREE tag is clear, so no
+ * allocation hands it out again), publish() the second (idr_replace() of the
+ * NULL with the caller's value, whose rcu_assign_pointer() is the release
+ * that lets a reader that finds the value read the object it points to).
+ * idr_onelock's alloc_publish() does both in mainline's one hold; its
+ * alloc() and publish() are idr's, for the callers that reserve and publish
+ * in two steps.  remove() drops a reserved number as well as a published
+ * one, as alloc_pid()'s unwind does with idr_remove().
+ *
+ * The value is the entry itself, in the leaf slot that held xa_mk_value(pid)
+ * before values existed: no byte is added per key, and a lookup reads no new
+ * line, since __radix_tree_lookup() read that slot's word anyway.  What a
+ * key costs is its 8-byte slot in a 576-byte struct xa_node (8 header
+ * bytes, parent, array, a list head: 40; 64 slots: 512; 3 mark words of 64
+ * bits: 24): 9 bytes per key in a full leaf, plus 1/64 of that per level
+ * above, more where leaves are sparse.
  *
  * The radix tree cannot be instrumented from a module, so under
  * trace_visits the path of the key is walked again after each operation,
@@ -57,7 +70,10 @@ struct pidx_idr {
 	struct idr idr;
 	spinlock_t lock;	/* the role of pidmap_lock */
 	u32 pid_max;
-	/* idr_onelock, under the lock: takes that could not preload, retries */
+	/*
+	 * idr_onelock, under the lock: alloc_publish() calls that could not
+	 * preload, retries
+	 */
 	unsigned long nr_atomic;
 	unsigned long nr_retried;
 };
@@ -134,10 +150,11 @@ static int idr_ref_reserve(struct pidx_idr *r, u32 pid, gfp_t gfp)
 }
 
 /*
- * 6.1's alloc_pid(): the number reserved in one hold of the lock, published
- * in a second.  alloc_pid() preloads with GFP_KERNEL and allocates with
- * GFP_ATOMIC under the lock; from on_each_cpu() nothing may sleep, so the
- * tree allocates with the caller's atomic gfp and failures are counted.
+ * 6.1's alloc_pid()'s first hold: the number reserved with NULL, published
+ * later by idr_ref_publish() in a second hold.  alloc_pid() preloads with
+ * GFP_KERNEL and allocates with GFP_ATOMIC under the lock; from
+ * on_each_cpu() nothing may sleep, so the tree allocates with the caller's
+ * atomic gfp and failures are counted.  Both indexes reserve this way.
  */
 static int idr_ref_take(struct pidx_idr *r, u32 pid, gfp_t gfp)
 {
@@ -152,14 +169,59 @@ static int idr_ref_take(struct pidx_idr *r, u32 pid, gfp_t gfp)
 	spin_unlock_irqrestore(&r->lock, flags);
 	if (preload)
 		idr_preload_end();
+	return nr;
+}
+
+static int idr_ref_alloc(struct pidx_index *idx, gfp_t gfp)
+{
+	struct pidx_idr *r = to_pidx_idr(idx);
+	int nr = idr_ref_take(r, 0, gfp);
+
+	idr_ref_visits(r, nr);
+	return nr;
+}
+
+/* set_tid's path of alloc_pid(): the given number, in the same hold */
+static int idr_ref_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
+{
+	struct pidx_idr *r = to_pidx_idr(idx);
+	int nr;
+
+	if (pid < 1 || pid >= r->pid_max)
+		return -EINVAL;
+	nr = idr_ref_take(r, pid, gfp);
+	if (nr == -ENOSPC)
+		return -EEXIST;
 	if (nr < 0)
 		return nr;
-	/* reserved, not yet published: lookups miss it, remove() leaves it */
-	pidx_race_delay();
+	idr_ref_visits(r, nr);
+	return 0;
+}
+
+/*
+ * 6.1's second hold.  idr_replace() replaces whatever the slot holds and
+ * returns it, so a published value is seen by idr_find() first and never
+ * overwritten; a number not allocated at all is refused by idr_replace()
+ * itself (its IDR_FREE test), before it stores anything.
+ */
+static int idr_ref_publish(struct pidx_index *idx, u32 pid, void *value)
+{
+	struct pidx_idr *r = to_pidx_idr(idx);
+	unsigned long flags;
+	void *old;
+
 	spin_lock_irqsave(&r->lock, flags);
-	idr_replace(&r->idr, xa_mk_value(nr), nr);
+	old = idr_find(&r->idr, pid);
+	if (!old) {
+		/* checked, not yet stored: a reader still misses the number */
+		pidx_race_delay();
+		old = idr_replace(&r->idr, value, pid);
+	}
 	spin_unlock_irqrestore(&r->lock, flags);
-	return nr;
+	idr_ref_visits(r, pid);
+	if (IS_ERR(old))
+		return PTR_ERR(old);
+	return old ? -EEXIST : 0;
 }
 
 /*
@@ -175,8 +237,10 @@ static int idr_ref_take(struct pidx_idr *r, u32 pid, gfp_t gfp)
  * One level: with namespace levels, the reserve and its retry become a loop
  * over them (retried reset at each), and the publish a loop after it.
  */
-static int idr_onelock_take(struct pidx_idr *r, u32 pid, gfp_t gfp)
+static int idr_onelock_alloc_publish(struct pidx_index *idx, void *value,
+				     u32 *nr_out, gfp_t gfp)
 {
+	struct pidx_idr *r = to_pidx_idr(idx);
 	bool preload = gfpflags_allow_blocking(gfp);
 	bool retried = false;
 	unsigned long flags;
@@ -189,7 +253,7 @@ static int idr_onelock_take(struct pidx_idr *r, u32 pid, gfp_t gfp)
 	if (!preload)
 		WRITE_ONCE(r->nr_atomic, r->nr_atomic + 1);
 	for (;;) {
-		nr = idr_ref_reserve(r, pid, preload ? GFP_ATOMIC : gfp);
+		nr = idr_ref_reserve(r, 0, preload ? GFP_ATOMIC : gfp);
 		if (nr != -ENOMEM || !preload || retried)
 			break;
 		spin_unlock_irqrestore(&r->lock, flags);
@@ -200,93 +264,64 @@ static int idr_onelock_take(struct pidx_idr *r, u32 pid, gfp_t gfp)
 		WRITE_ONCE(r->nr_retried, r->nr_retried + 1);
 	}
 	if (nr >= 0) {
+		/* the object holds its number before idr_replace()'s release */
+		*nr_out = nr;
 		/* reserved, not yet published: lockless lookups miss it */
 		pidx_race_delay();
-		idr_replace(&r->idr, xa_mk_value(nr), nr);
+		idr_replace(&r->idr, value, nr);
 	}
 	spin_unlock_irqrestore(&r->lock, flags);
 	if (preload)
 		idr_preload_end();
-	return nr;
-}
-
-/*
- * The writers of both, by their take: always inlined, so that @take is a
- * direct call (an indirect one would cost each op a retpoline).
- */
-static __always_inline int
-idr_ref_alloc_by(struct pidx_index *idx, gfp_t gfp,
-		 int (*take)(struct pidx_idr *r, u32 pid, gfp_t gfp))
-{
-	struct pidx_idr *r = to_pidx_idr(idx);
-	int nr = take(r, 0, gfp);
-
 	idr_ref_visits(r, nr);
 	return nr;
 }
 
-/* set_tid's path of alloc_pid(): the given number, in the same holds */
-static __always_inline int
-idr_ref_insert_by(struct pidx_index *idx, u32 pid, gfp_t gfp,
-		  int (*take)(struct pidx_idr *r, u32 pid, gfp_t gfp))
-{
-	struct pidx_idr *r = to_pidx_idr(idx);
-	int nr;
-
-	if (pid < 1 || pid >= r->pid_max)
-		return -EINVAL;
-	nr = take(r, pid, gfp);
-	if (nr == -ENOSPC)
-		return -EEXIST;
-	if (nr < 0)
-		return nr;
-	idr_ref_visits(r, nr);
-	return 0;
-}
-
-static int idr_ref_alloc(struct pidx_index *idx, gfp_t gfp)
-{
-	return idr_ref_alloc_by(idx, gfp, idr_ref_take);
-}
-
-static int idr_ref_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
-{
-	return idr_ref_insert_by(idx, pid, gfp, idr_ref_take);
-}
-
-static int idr_onelock_alloc(struct pidx_index *idx, gfp_t gfp)
-{
-	return idr_ref_alloc_by(idx, gfp, idr_onelock_take);
-}
-
-static int idr_onelock_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
-{
-	return idr_ref_insert_by(idx, pid, gfp, idr_onelock_take);
-}
-
-static bool idr_ref_lookup(struct pidx_index *idx, u32 pid)
+static void *idr_ref_lookup(struct pidx_index *idx, u32 pid)
 {
 	struct pidx_idr *r = to_pidx_idr(idx);
 
 	idr_ref_visits(r, pid);
-	return idr_find(&r->idr, pid) == xa_mk_value(pid);
+	return idr_find(&r->idr, pid);
+}
+
+/*
+ * Whether @pid is allocated with NULL in its slot, reserved: the IDR_FREE
+ * test of idr_replace() and idr_remove().  Beyond what the tree covers,
+ * radix_tree_tag_get() answers "not free" of a number never allocated, so
+ * those are ruled out first, as __radix_tree_lookup() rules them out for
+ * idr_replace().  Lock held.
+ */
+static bool idr_ref_reserved(struct pidx_idr *r, u32 pid)
+{
+	struct radix_tree_root *rt = &r->idr.idr_rt;
+	void *head = rcu_dereference_protected(rt->xa_head,
+					       lockdep_is_held(&r->lock));
+	unsigned long maxindex = 0;
+
+	if (xa_is_node(head))
+		maxindex = (RADIX_TREE_MAP_SIZE << xa_to_node(head)->shift) - 1;
+	return pid <= maxindex && !idr_find(&r->idr, pid) &&
+	       !radix_tree_tag_get(rt, pid, IDR_FREE);
 }
 
 static int idr_ref_remove(struct pidx_index *idx, u32 pid)
 {
 	struct pidx_idr *r = to_pidx_idr(idx);
 	unsigned long flags;
-	void *entry = NULL;
+	bool held;
 
 	idr_ref_visits(r, pid);
 	spin_lock_irqsave(&r->lock, flags);
-	/* a NULL slot is another CPU's allocation in flight: not ours to drop */
-	if (idr_find(&r->idr, pid))
-		entry = idr_remove(&r->idr, pid);
+	/* idr_remove() returns NULL for a reservation it drops, too */
+	held = idr_find(&r->idr, pid) || idr_ref_reserved(r, pid);
+	if (held)
+		idr_remove(&r->idr, pid);
 	spin_unlock_irqrestore(&r->lock, flags);
-	return entry ? 0 : -ENOENT;
+	return held ? 0 : -ENOENT;
 }
 
+/* idr_get_next() skips NULL slots: reserved numbers are not found */
 static int idr_ref_find_ge(struct pidx_index *idx, u32 pid)
 {
 	struct pidx_idr *r = to_pidx_idr(idx);
@@ -303,7 +338,7 @@ static int idr_ref_find_ge(struct pidx_index *idx, u32 pid)
 struct idr_ref_walk {
 	u64 *per_node;		/* NULL, or radix tree nodes per NUMA node */
 	unsigned long nodes;
-	unsigned long entries;
+	unsigned long entries;	/* numbers held: published and reserved */
 	unsigned int bad;
 };
 
@@ -314,26 +349,34 @@ static void idr_ref_complain(struct idr_ref_walk *w, const char *what,
 		pr_err("pidx: idr: %s at index %lu\n", what, index);
 }
 
-/* Recursion depth is the tree height: at most 4 levels below 2^24. */
-static void idr_ref_walk_node(struct pidx_idr *r, struct idr_ref_walk *w,
-			      void *entry, struct xa_node *parent,
+/* A number held at @index: its slot holds @entry, a value or NULL. */
+static void idr_ref_walk_entry(struct pidx_idr *r, struct idr_ref_walk *w,
+			       void *entry, unsigned long index)
+{
+	w->entries++;
+	/* values are pointers: a value entry or an internal one is a stray */
+	if ((unsigned long)entry & 3)
+		idr_ref_complain(w, "entry is not a 4-aligned pointer", index);
+	else if (index < 1 || index >= r->pid_max)
+		idr_ref_complain(w, "entry outside [1, pid_max)", index);
+}
+
+/*
+ * One node and below it; returns whether a number below it is free, which
+ * the node's parent must say with its IDR_FREE tag (a tag clear over a free
+ * number hides it from alloc, one set over a full subtree costs a search).
+ * In a leaf the tag tells a reserved NULL slot (clear) from a free one (set),
+ * and a slot with an entry must not be tagged free: alloc would hand it out
+ * again.  Recursion depth is the tree height: at most 4 levels below 2^24.
+ */
+static bool idr_ref_walk_node(struct pidx_idr *r, struct idr_ref_walk *w,
+			      struct xa_node *node, struct xa_node *parent,
 			      unsigned int offset, unsigned long base,
 			      unsigned int shift)
 {
-	struct xa_node *node;
 	unsigned int i, count = 0, values = 0;
+	bool any_free = false;
 
-	if (!xa_is_node(entry)) {
-		if (!entry)
-			return;
-		w->entries++;
-		if (entry != xa_mk_value(base))
-			idr_ref_complain(w, "entry does not hold its own PID", base);
-		else if (base < 1 || base >= r->pid_max)
-			idr_ref_complain(w, "entry outside [1, pid_max)", base);
-		return;
-	}
-	node = xa_to_node(entry);
 	w->nodes++;
 	if (w->per_node)
 		pidx_count_node(node, w->per_node);
@@ -344,31 +387,67 @@ static void idr_ref_walk_node(struct pidx_idr *r, struct idr_ref_walk *w,
 		idr_ref_complain(w, "node parent link broken", base);
 	for (i = 0; i < XA_CHUNK_SIZE; i++) {
 		void *child = rcu_dereference_protected(node->slots[i], true);
+		unsigned long index = base + ((unsigned long)i << node->shift);
+		bool free = test_bit(i, node->tags[IDR_FREE]);
+		bool sub_free;
 
-		if (!child)
+		any_free |= free;
+		if (!child && !node->shift && !free) {
+			/* reserved: counted by the tree as an entry */
+			count++;
+			idr_ref_walk_entry(r, w, NULL, index);
 			continue;
+		}
+		if (!child) {
+			if (!free)
+				idr_ref_complain(w, "empty subtree not tagged free",
+						 index);
+			continue;
+		}
 		count++;
 		if (xa_is_value(child))
 			values++;
-		idr_ref_walk_node(r, w, child, node, i,
-				  base + ((unsigned long)i << node->shift),
-				  node->shift ? node->shift - XA_CHUNK_SHIFT : 0);
+		if (!node->shift) {
+			if (free)
+				idr_ref_complain(w, "entry tagged free", index);
+			idr_ref_walk_entry(r, w, child, index);
+			continue;
+		}
+		if (!xa_is_node(child)) {
+			idr_ref_complain(w, "entry above the leaves", index);
+			continue;
+		}
+		sub_free = idr_ref_walk_node(r, w, xa_to_node(child), node, i,
+					     index, node->shift - XA_CHUNK_SHIFT);
+		if (sub_free != free)
+			idr_ref_complain(w, "free tag differs from the subtree's",
+					 index);
 	}
 	if (node->count != count || node->nr_values != values)
 		idr_ref_complain(w, "node count or value count wrong", base);
+	return any_free;
 }
 
 static struct idr_ref_walk idr_ref_walk(struct pidx_idr *r, u64 *per_node)
 {
 	struct idr_ref_walk w = { .per_node = per_node };
-	void *head;
 	unsigned long flags;
+	void *head;
+	bool free;
 
 	spin_lock_irqsave(&r->lock, flags);
 	head = rcu_dereference_protected(r->idr.idr_rt.xa_head,
 					 lockdep_is_held(&r->lock));
-	idr_ref_walk_node(r, &w, head, NULL, 0, 0,
-			  xa_is_node(head) ? xa_to_node(head)->shift : 0);
+	if (xa_is_node(head)) {
+		free = idr_ref_walk_node(r, &w, xa_to_node(head), NULL, 0, 0,
+					 xa_to_node(head)->shift);
+		if (free != !!radix_tree_tagged(&r->idr.idr_rt, IDR_FREE))
+			idr_ref_complain(&w, "root free tag differs from the tree's",
+					 0);
+	} else if (head) {
+		/* only number 0 lives in the root pointer */
+		idr_ref_walk_entry(r, &w, head, 0);
+	}
 	if (idr_get_cursor(&r->idr) > r->pid_max)
 		idr_ref_complain(&w, "cursor beyond pid_max",
 				 idr_get_cursor(&r->idr));
@@ -407,9 +486,9 @@ static void idr_ref_describe(struct pidx_index *idx, char *buf, size_t len)
 }
 
 /*
- * retry=none(atomic): some take ran where nothing could preload (an ipi
- * storm's writers), so an -ENOMEM there was final, not retried as mainline
- * retries it; retry=preload: every take could.
+ * retry=none(atomic): some alloc_publish() ran where nothing could preload
+ * (an ipi storm's writers), so an -ENOMEM there was final, not retried as
+ * mainline retries it; retry=preload: every one could.
  */
 static void idr_onelock_describe(struct pidx_index *idx, char *buf, size_t len)
 {
@@ -433,6 +512,7 @@ const struct pidx_ops pidx_idr_ops = {
 	.destroy	= idr_ref_destroy,
 	.alloc		= idr_ref_alloc,
 	.insert		= idr_ref_insert,
+	.publish	= idr_ref_publish,
 	.lookup		= idr_ref_lookup,
 	.remove		= idr_ref_remove,
 	.find_ge	= idr_ref_find_ge,
@@ -448,8 +528,10 @@ const struct pidx_ops pidx_idr_onelock_ops = {
 	.desc		= "kernel IDR as mainline's alloc_pid() uses it (one lock hold)",
 	.create		= idr_ref_create,
 	.destroy	= idr_ref_destroy,
-	.alloc		= idr_onelock_alloc,
-	.insert		= idr_onelock_insert,
+	.alloc		= idr_ref_alloc,
+	.insert		= idr_ref_insert,
+	.publish	= idr_ref_publish,
+	.alloc_publish	= idr_onelock_alloc_publish,
 	.lookup		= idr_ref_lookup,
 	.remove		= idr_ref_remove,
 	.find_ge	= idr_ref_find_ge,

@@ -8,10 +8,43 @@
  * a slot covers the range that ends at its pivot.  The tree is created with
  * MT_FLAGS_ALLOC_RANGE, so its internal nodes are maple_arange_64: 10 slots,
  * 9 pivots and, per slot, the largest run of free numbers below it.  Each PID
- * is stored alone as xa_mk_value(pid) on the range [pid, pid] (a value entry
- * is never mistaken for a node or an internal entry), so a leaf holds 8 PIDs
- * with free numbers between them and up to 16 in a dense run; adjacent free
- * numbers are always one NULL range.
+ * is stored alone on the range [pid, pid], so a leaf holds 8 PIDs with free
+ * numbers between them and up to 16 in a dense run; adjacent free numbers
+ * are always one NULL range (the tree merges NULLs, never other entries).
+ *
+ * Values.  A published PID's entry is its value, the caller's pointer: a
+ * leaf slot, the word a lookup reads anyway to find the PID, so the value
+ * costs no new cache line and no byte over the xa_mk_value(pid) entry it
+ * replaces: each PID still takes one 8-byte slot and its 8-byte pivot of a
+ * 256-byte leaf (parent 8, 15 pivots 120, 16 slots 128), 256 / 16 = 16
+ * bytes in a leaf of 16 PIDs, 256 / 15 = 17.1 in the 15 that allocation in
+ * order leaves, twice that where free ranges take every other slot, plus
+ * the internal nodes' share.  The tree cannot hold NULL
+ * as a present entry (a NULL range is free), so a reserved PID holds
+ * XA_ZERO_ENTRY, the mark 6.1's lib/maple_tree.c itself treats as present
+ * but empty: mtree_load() returns NULL for it and mt_find() skips it, while
+ * the free-run sizes count only NULL slots (mas_leaf_max_gap()), so
+ * mas_empty_area() never hands it out.  A value entry (xa_mk_value()) would
+ * work as a mark too, but every read would have to filter it; the zero entry
+ * is filtered by the tree's own loader.  mas_find() does return it: find_ge
+ * skips it in its loop.  An internal entry below 4096 is reserved to the
+ * tree (mt_is_reserved()), which refuses it only in mtree_alloc_range() and
+ * mtree_alloc_rrange(), neither of them used here.
+ *
+ * publish() stores the value over the mark on the same one-number range:
+ * mas_wr_store_entry() walks to the leaf and mas_wr_modify() takes its first
+ * branch, "Direct replacement" (the range found is exactly [pid, pid]): one
+ * rcu_assign_pointer() into the slot, in place, and mas_update_gap() only
+ * when the entry goes from NULL to non-NULL or back, which mark to value
+ * does not.  Nothing is allocated (no mas_node_count() on that path), so
+ * mas_store_gfp() never reaches mas_nomem(); publish() still passes
+ * GFP_NOWAIT, so that a path that did allocate would fail, not sleep.  The
+ * rcu_assign_pointer() is the release a reader's rcu_dereference() of the
+ * slot pairs with.  publish() takes the index's mutex as every writer does:
+ * a concurrent writer that rebuilds the leaf copies its slots, and a store
+ * into the old leaf after the copy would be lost.  Like every writer of this
+ * index it is called from process context only (writers_need_irqs_on); it
+ * waits for the mutex there but never allocates.
  *
  * A lookup (mtree_load) reads the root pointer and then, on each of the
  * tree's height levels, the node's parent word (twice, to detect a node that
@@ -38,12 +71,12 @@
  * between two PIDs removed, a one-number hole filled) is a single
  * rcu_assign_pointer().  lookup and find_ge walk under rcu_read_lock()
  * alone, and a walk that meets a dead node restarts from the root.  A PID
- * present for the whole call is therefore always found; one being added or
- * removed meanwhile may be seen either way.  A restarting reader waits for
- * the writer that killed the node to link its replacement, so a reader in an
- * interrupt must not stop a writer on its own CPU (it would wait forever):
- * with writers always in process context, the engine never runs readers in
- * interrupts while writers run.
+ * published for the whole call is therefore always found, with its value;
+ * one being reserved, published or removed meanwhile may be seen either
+ * way.  A restarting reader waits for the writer that killed the node to
+ * link its replacement, so a reader in an interrupt must not stop a writer
+ * on its own CPU (it would wait forever): with writers always in process
+ * context, the engine never runs readers in interrupts while writers run.
  *
  * Writers.  In 6.1 the tree takes its nodes from kmem_cache_alloc_bulk(),
  * which turns interrupts back on before it returns (mm/slub.c: "interrupts
@@ -320,8 +353,7 @@ static int pidx_maple_alloc(struct pidx_index *idx, gfp_t gfp)
 		goto unlock;
 	}
 	pidx_mt_visits(m, pid, true);
-	/* the whole entry is stored in one step: it is published on return */
-	ret = pidx_mt_store(m, pid, xa_mk_value(pid), gfp);
+	ret = pidx_mt_store(m, pid, XA_ZERO_ENTRY, gfp);
 	if (ret)
 		goto unlock;
 	m->cursor = pid + 1;
@@ -346,7 +378,7 @@ static int pidx_maple_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
 		ret = -EEXIST;
 		goto unlock;
 	}
-	ret = pidx_mt_store(m, pid, xa_mk_value(pid), gfp);
+	ret = pidx_mt_store(m, pid, XA_ZERO_ENTRY, gfp);
 	if (!ret)
 		m->count++;
 unlock:
@@ -354,12 +386,45 @@ unlock:
 	return ret;
 }
 
-static bool pidx_maple_lookup(struct pidx_index *idx, u32 pid)
+/*
+ * The reserved mark is present to the tree: only the owner's publish may
+ * replace it, and under the lock, so that -EEXIST never overwrites a value.
+ */
+static int pidx_maple_publish(struct pidx_index *idx, u32 pid, void *value)
+{
+	MA_STATE(mas, to_mt(idx), pid, pid);
+	struct pidx_maple *m = to_pidx_maple(idx);
+	void *entry;
+	int ret;
+
+	mutex_lock(&m->lock);
+	pidx_mt_visits(m, pid, false);
+	entry = mas_walk(&mas);
+	if (!entry) {
+		ret = -ENOENT;
+		goto unlock;
+	}
+	if (!xa_is_zero(entry)) {
+		ret = -EEXIST;
+		goto unlock;
+	}
+	/* checked, not yet stored: a reader still misses the PID */
+	pidx_race_delay();
+	/* the direct replacement of one slot: see the top of the file */
+	ret = pidx_mt_store(m, pid, value, GFP_NOWAIT | __GFP_NOWARN);
+	WARN_ON_ONCE(ret);
+unlock:
+	mutex_unlock(&m->lock);
+	return ret;
+}
+
+/* mtree_load() turns the reserved mark into NULL itself */
+static void *pidx_maple_lookup(struct pidx_index *idx, u32 pid)
 {
 	struct pidx_maple *m = to_pidx_maple(idx);
 
 	pidx_mt_visits(m, pid, false);
-	return mtree_load(&m->mt, pid) == xa_mk_value(pid);
+	return mtree_load(&m->mt, pid);
 }
 
 static int pidx_maple_remove(struct pidx_index *idx, u32 pid)
@@ -370,7 +435,8 @@ static int pidx_maple_remove(struct pidx_index *idx, u32 pid)
 
 	mutex_lock(&m->lock);
 	pidx_mt_visits(m, pid, false);
-	if (mas_walk(&mas) != xa_mk_value(pid)) {
+	/* a reserved mark goes as a value does */
+	if (!mas_walk(&mas)) {
 		ret = -ENOENT;
 		goto unlock;
 	}
@@ -391,17 +457,26 @@ static int pidx_maple_find_ge(struct pidx_index *idx, u32 pid)
 	MA_STATE(mas, to_mt(idx), pid, pid);
 	struct pidx_maple *m = to_pidx_maple(idx);
 	void *entry;
+	long found;
 
 	if (pid >= m->pid_max)
 		return -ENOENT;
 	rcu_read_lock();
-	/* a walk that meets a dead node restarts inside mas_find() */
-	entry = mas_find(&mas, m->pid_max - 1);
+	/*
+	 * A walk that meets a dead node restarts inside mas_find(), which
+	 * returns reserved marks too: each is skipped, the search going on
+	 * from it.  mas.index is then the start of the range the entry was
+	 * read with, from the same node, checked alive after the slot was
+	 * read: each entry covers one number, so it is the PID.
+	 */
+	do {
+		entry = mas_find(&mas, m->pid_max - 1);
+	} while (xa_is_zero(entry));
+	found = entry ? (long)mas.index : -ENOENT;
 	rcu_read_unlock();
 	/* the path to the PID found: mas_find() ends on its leaf */
-	pidx_mt_visits(m, entry ? xa_to_value(entry) : pid, false);
-	/* the key comes from the entry, not from a state that may have restarted */
-	return entry ? (int)xa_to_value(entry) : -ENOENT;
+	pidx_mt_visits(m, found >= 0 ? found : pid, false);
+	return found;
 }
 
 struct pidx_mt_walk {
@@ -432,7 +507,11 @@ static inline void *pidx_mt_slot(struct pidx_maple *m, void __rcu **slots,
 	return rcu_dereference_protected(slots[i], lockdep_is_held(&m->lock));
 }
 
-/* One leaf slot [lo, hi]: each PID alone, in order, holding its own number. */
+/*
+ * One leaf slot [lo, hi]: each PID alone, in order, holding the reserved
+ * mark or a value, which is a pointer: not NULL, not a value entry, not
+ * another internal entry (a node or a retry entry in a leaf).
+ */
 static void pidx_mt_walk_entry(struct pidx_mt_walk *w, void *entry,
 			       unsigned long lo, unsigned long hi)
 {
@@ -448,8 +527,9 @@ static void pidx_mt_walk_entry(struct pidx_mt_walk *w, void *entry,
 	w->last_key = hi;
 	if (lo != hi)
 		pidx_mt_complain(w, "entry covers more than one number", lo);
-	else if (entry != xa_mk_value(lo))
-		pidx_mt_complain(w, "entry does not hold its own PID", lo);
+	else if (!xa_is_zero(entry) && ((unsigned long)entry & 3))
+		pidx_mt_complain(w, "entry neither reserved nor a 4-aligned pointer",
+				 lo);
 	else if (lo < 1 || lo >= w->m->pid_max)
 		pidx_mt_complain(w, "entry outside [1, pid_max)", lo);
 }
@@ -636,6 +716,7 @@ const struct pidx_ops pidx_maple_ops = {
 	.destroy	= pidx_maple_destroy,
 	.alloc		= pidx_maple_alloc,
 	.insert		= pidx_maple_insert,
+	.publish	= pidx_maple_publish,
 	.lookup		= pidx_maple_lookup,
 	.remove		= pidx_maple_remove,
 	.find_ge	= pidx_maple_find_ge,

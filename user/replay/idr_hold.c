@@ -1,22 +1,27 @@
 /*
- * The holds of the IDR's lock per alloc and insert (issue 30 item 5).
- * idr_onelock must reserve and publish each number in one hold, as
- * mainline's alloc_pid() does since "pid: only take pidmap_lock once on
- * alloc": no one who takes the lock may meet a number reserved (NULL in
- * the tree) but not yet published.  idr, 6.1's, is the control: two holds,
- * the first let go with the number unpublished, which is what a split hold
- * or a late publish looks like to these counts.  Every hold of the file's
- * one lock passes through hold_begin() and hold_end(); the IDR's reserve,
- * replace and preload are wrapped, and the reserve can be made to fail
- * with -ENOMEM: where the caller may sleep, idr_onelock lets the lock go,
- * preloads and retries once (a second -ENOMEM is final); where it may not,
- * it preloads nothing and does not retry, and describe() says retry=none.
+ * The holds of the IDR's lock per reserve, publish and alloc_publish (issue
+ * 30 item 5).  idr_onelock's alloc_publish() must reserve and publish each
+ * number in one hold, as mainline's alloc_pid() does since "pid: only take
+ * pidmap_lock once on alloc": no one who takes the lock may meet a number
+ * reserved (NULL in the tree) but not yet published.  6.1's two holds are
+ * the control: alloc() or insert() (both indexes' own, the contract's
+ * reserve) is one hold let go with the number unpublished, publish() one
+ * hold more that publishes it, which is what a split hold or a late publish
+ * inside alloc_publish() looks like to these counts.  Every hold of the
+ * file's one lock passes through hold_begin() and hold_end(); the IDR's
+ * reserve, replace and preload are wrapped, and the reserve can be made to
+ * fail with -ENOMEM: where the caller may sleep, alloc_publish() lets the
+ * lock go, preloads and retries once (a second -ENOMEM is final); where it
+ * may not, it preloads nothing and does not retry, and describe() says
+ * retry=none; a reserve alone never retries, as 6.1's alloc_pid() does not.
  * A preload must come outside every hold and with preemption on (it may
- * sleep), and each take must end with the preempt count back at zero (an
+ * sleep), and each call must end with the preempt count back at zero (an
  * idr_preload() without its idr_preload_end() leaves it raised); a retry
- * must hand out the number the cursor pointed at, as a take that never
- * failed would.  Exit 1 on any count off, a wrong describe(), verify()
- * unclean or the memory not back.
+ * must hand out the number the cursor pointed at, as a call that never
+ * failed would.  Between the steps, what lookups and find_ge() see, and that
+ * publish() refuses a number published or not held in one hold, changing
+ * nothing.  Exit 1 on any count off, a wrong describe(), verify() unclean or
+ * the memory not back.
  */
 #include <linux/kernel.h>
 #include <linux/spinlock.h>
@@ -35,7 +40,7 @@ static void hold_end(void);
 #include "replay.h"
 
 /*
- * Whether a take is being counted; its holds, the holds that let go of a
+ * Whether a call is being counted; its holds, the holds that let go of a
  * reserved number, its preloads; the reserve's -ENOMEMs still to inject;
  * the number reserved and not yet replaced, or -1.
  */
@@ -106,27 +111,6 @@ void __wrap_idr_preload(gfp_t gfp)
 	__real_idr_preload(gfp);
 }
 
-static void expect(const char *what, const char *count, int saw, int want);
-
-/* one alloc (@pid 0) or insert, counted; @fails: -ENOMEMs to inject */
-static int take(const struct pidx_ops *o, struct pidx_index *x, u32 pid,
-		gfp_t gfp, int fails)
-{
-	int ret;
-
-	holds = bad_ends = preloads = bad_preloads = 0;
-	reserved = -1;
-	fail_next = fails;
-	counting = 1;
-	ret = pid ? o->insert(x, pid, gfp) : o->alloc(x, gfp);
-	counting = 0;
-	fail_next = 0;
-	expect(o->name, "preloads inside a hold or with preemption off",
-	       bad_preloads, 0);
-	expect(o->name, "preempt count after a take", preempt_count(), 0);
-	return ret;
-}
-
 static void expect(const char *what, const char *count, int saw, int want)
 {
 	if (saw == want)
@@ -135,28 +119,141 @@ static void expect(const char *what, const char *count, int saw, int want)
 		printk("FAIL %s: %s %d, expected %d\n", what, count, saw, want);
 }
 
+/* a value for a number published by publish(): never dereferenced */
+static void *fake(u32 nr)
+{
+	return (void *)(((unsigned long)nr << 4) | 0x8);
+}
+
+/* the objects alloc_publish() publishes: it writes the number into each */
+#define NR_OBJS 2048
+static u32 objs[NR_OBJS];
+static unsigned int next_obj;
+
+/* starts counting a call; @fails: -ENOMEMs to inject into its reserve */
+static void count_begin(int fails)
+{
+	holds = bad_ends = preloads = bad_preloads = 0;
+	fail_next = fails;
+	counting = 1;
+}
+
+static void count_end(const char *what)
+{
+	counting = 0;
+	fail_next = 0;
+	expect(what, "preloads inside a hold or with preemption off",
+	       bad_preloads, 0);
+	expect(what, "preempt count after the call", preempt_count(), 0);
+}
+
+/* one reserve, alloc (@pid 0) or insert, counted */
+static int take(const struct pidx_ops *o, struct pidx_index *x, u32 pid,
+		gfp_t gfp, int fails)
+{
+	int ret;
+
+	reserved = -1;
+	count_begin(fails);
+	ret = pid ? o->insert(x, pid, gfp) : o->alloc(x, gfp);
+	count_end(o->name);
+	return ret;
+}
+
+/* one publish, counted: a reservation it publishes is still noted */
+static int publish(const struct pidx_ops *o, struct pidx_index *x, u32 pid,
+		   void *value)
+{
+	int ret;
+
+	count_begin(0);
+	ret = o->publish(x, pid, value);
+	count_end(o->name);
+	return ret;
+}
+
+/* one alloc_publish, counted; its object at *@obj */
+static int alloc_publish(const struct pidx_ops *o, struct pidx_index *x,
+			 gfp_t gfp, int fails, u32 **obj)
+{
+	int ret;
+
+	*obj = &objs[next_obj++ % NR_OBJS];
+	**obj = 0;
+	reserved = -1;
+	count_begin(fails);
+	ret = o->alloc_publish(x, *obj, *obj, gfp);
+	count_end(o->name);
+	return ret;
+}
+
+/* what readers see of @nr: @value (NULL: nothing) from lookup and find_ge */
+static void sees(const char *what, const struct pidx_ops *o,
+		 struct pidx_index *x, u32 nr, void *value)
+{
+	void *got;
+	int ge;
+
+	rcu_read_lock();
+	got = o->lookup(x, nr);
+	ge = o->find_ge(x, nr);
+	rcu_read_unlock();
+	expect(what, "lookup returns the value published", got == value, 1);
+	expect(what, value ? "find_ge finds the number" :
+	       "find_ge skips the number", ge == (int)nr, !!value);
+}
+
 /*
- * @n allocs, then @n inserts of the numbers from @base, with @gfp: each
- * must take @want_holds holds, @want_bad of them let go with the number
- * reserved but unpublished, and preload once where it may sleep.
+ * @n reserves (allocs, then inserts of the numbers from @base) each
+ * published at once, with @gfp: a reserve is one hold let go with its
+ * number unpublished and one preload where it may sleep; a publish one
+ * hold, none let go unpublished, no preload.  Then, where the index has
+ * one, @n alloc_publish calls: @ap_holds holds each, @ap_bad of them let go
+ * unpublished, one preload where it may sleep.
  */
 static void takes(const struct pidx_ops *o, struct pidx_index *x, gfp_t gfp,
-		  u32 base, int n, int want_holds, int want_bad)
+		  u32 base, int n, int ap_holds, int ap_bad)
 {
-	int i, ret, may_sleep = gfpflags_allow_blocking(gfp);
-	char what[64];
+	int i, nr, ret, may_sleep = gfpflags_allow_blocking(gfp);
+	const char *mode = may_sleep ? "GFP_KERNEL" : "GFP_ATOMIC";
+	char what[80];
+	u32 *obj;
 
 	for (i = 0; i < 2 * n; i++) {
 		u32 pid = i < n ? 0 : base + i - n;
 
 		ret = take(o, x, pid, gfp, 0);
 		snprintf(what, sizeof(what), "%s %s #%d, %s", o->name,
-			 pid ? "insert" : "alloc", i,
-			 may_sleep ? "GFP_KERNEL" : "GFP_ATOMIC");
+			 pid ? "insert" : "alloc", i, mode);
 		expect(what, "error", ret < 0 ? ret : 0, 0);
-		expect(what, "holds", holds, want_holds);
-		expect(what, "holds let go unpublished", bad_ends, want_bad);
+		expect(what, "holds", holds, 1);
+		expect(what, "holds let go unpublished", bad_ends, 1);
 		expect(what, "preloads", preloads, may_sleep);
+		if (ret < 0)
+			continue;
+		nr = pid ? pid : ret;
+		sees(what, o, x, nr, NULL);
+		ret = publish(o, x, nr, fake(nr));
+		snprintf(what, sizeof(what), "%s publish #%d, %s", o->name, i,
+			 mode);
+		expect(what, "error", ret, 0);
+		expect(what, "holds", holds, 1);
+		expect(what, "holds let go unpublished", bad_ends, 0);
+		expect(what, "preloads", preloads, 0);
+		sees(what, o, x, nr, fake(nr));
+	}
+	for (i = 0; o->alloc_publish && i < n; i++) {
+		ret = alloc_publish(o, x, gfp, 0, &obj);
+		snprintf(what, sizeof(what), "%s alloc_publish #%d, %s",
+			 o->name, i, mode);
+		expect(what, "error", ret < 0 ? ret : 0, 0);
+		expect(what, "holds", holds, ap_holds);
+		expect(what, "holds let go unpublished", bad_ends, ap_bad);
+		expect(what, "preloads", preloads, may_sleep);
+		if (ret < 0)
+			continue;
+		expect(what, "number stored in the object", *obj, ret);
+		sees(what, o, x, ret, obj);
 	}
 }
 
@@ -169,22 +266,79 @@ static void describes(struct pidx_index *x, const char *want)
 		printk("FAIL describe: '%s', expected '%s' in it\n", buf, want);
 }
 
-static void one_index(const struct pidx_ops *o, int want_holds, int want_bad)
+/*
+ * publish() of a number published or not held: refused in one hold, the
+ * value in place or the number still absent; remove() of a reservation.
+ */
+static void refusals(const struct pidx_ops *o, struct pidx_index *x)
+{
+	int ret, nr;
+
+	ret = publish(o, x, 20000, fake(1));
+	expect("publish of a published number", "result", ret, -EEXIST);
+	expect("publish of a published number", "holds", holds, 1);
+	sees("publish of a published number", o, x, 20000, fake(20000));
+	expect("remove of a published number", "result", o->remove(x, 20000), 0);
+	sees("remove of a published number", o, x, 20000, NULL);
+	ret = publish(o, x, 20000, fake(20000));
+	expect("publish of a number not held", "result", ret, -ENOENT);
+	expect("publish of a number not held", "holds", holds, 1);
+	sees("publish of a number not held", o, x, 20000, NULL);
+	/* beyond what the tree covers: no path at all */
+	ret = publish(o, x, 1 << 20, fake(1 << 20));
+	expect("publish beyond the tree", "result", ret, -ENOENT);
+	ret = take(o, x, 20000, GFP_KERNEL, 0);
+	expect("insert of a removed number", "result", ret, 0);
+	expect("remove of a reservation", "result", o->remove(x, 20000), 0);
+	expect("remove of a removed reservation", "result", o->remove(x, 20000),
+	       -ENOENT);
+	expect("remove beyond the tree", "result", o->remove(x, 1 << 20),
+	       -ENOENT);
+	ret = publish(o, x, 20000, fake(20000));
+	expect("publish of a removed reservation", "result", ret, -ENOENT);
+	/* the number is free again, and taken again */
+	ret = take(o, x, 20000, GFP_KERNEL, 0);
+	expect("insert after a reservation removed", "result", ret, 0);
+	ret = publish(o, x, 20000, fake(20000));
+	expect("publish after a reservation removed", "result", ret, 0);
+	/* a reserve alone never retries: one hold, -ENOMEM */
+	nr = idr_get_cursor(&to_pidx_idr(x)->idr);
+	ret = take(o, x, 0, GFP_KERNEL, 1);
+	expect("alloc, one -ENOMEM, GFP_KERNEL", "result", ret, -ENOMEM);
+	expect("alloc, one -ENOMEM, GFP_KERNEL", "holds", holds, 1);
+	expect("alloc, one -ENOMEM, GFP_KERNEL", "preloads", preloads, 1);
+	expect("alloc, one -ENOMEM, GFP_KERNEL", "cursor",
+	       idr_get_cursor(&to_pidx_idr(x)->idr), nr);
+}
+
+static void one_index(const struct pidx_ops *o)
 {
 	struct pidx_params p = { .pid_max = 32768, .seed = 1, .node = NUMA_NO_NODE };
 	struct pidx_index *x = o->create(&p);
 	bool onelock = o == &pidx_idr_onelock_ops;
 	unsigned int violations;
+	u32 *obj;
 	int ret, next;
 
-	takes(o, x, GFP_KERNEL, 20000, 500, want_holds, want_bad);
+	expect(o->name, "has alloc_publish", !!o->alloc_publish, onelock);
+	takes(o, x, GFP_KERNEL, 20000, 500, 1, 0);
 	if (onelock)
 		describes(x, ";retry=preload;retries=0");
-	takes(o, x, GFP_ATOMIC | __GFP_NOWARN, 25000, 500, want_holds, want_bad);
+	takes(o, x, GFP_ATOMIC | __GFP_NOWARN, 25000, 500, 1, 0);
 	/* a present number: one hold, nothing reserved */
 	ret = take(o, x, 20000, GFP_KERNEL, 0);
 	expect("insert of a present number", "result", ret, -EEXIST);
 	expect("insert of a present number", "holds", holds, 1);
+	expect("insert of a present number", "holds let go unpublished",
+	       bad_ends, 0);
+	/* a reservation left for verify(), which must take it as it is */
+	ret = take(o, x, 0, GFP_KERNEL, 0);
+	expect("alloc left reserved", "error", ret < 0 ? ret : 0, 0);
+	violations = o->verify(x);
+	expect("verify() with a reservation", "violations", violations, 0);
+	expect("publish of the reservation verify() saw", "result",
+	       publish(o, x, ret, fake(ret)), 0);
+	refusals(o, x);
 	if (onelock) {
 		describes(x, ";retry=none(atomic);retries=0");
 		/*
@@ -194,25 +348,24 @@ static void one_index(const struct pidx_ops *o, int want_holds, int want_bad)
 		 */
 		expect("remove of an allocated number", "result", o->remove(x, 5), 0);
 		next = idr_get_cursor(&to_pidx_idr(x)->idr);
-		ret = take(o, x, 0, GFP_KERNEL, 1);
-		expect("alloc, one -ENOMEM, GFP_KERNEL", "the cursor's number",
+		ret = alloc_publish(o, x, GFP_KERNEL, 1, &obj);
+		expect("alloc_publish, one -ENOMEM, GFP_KERNEL", "the cursor's number",
 		       ret, next);
-		expect("alloc, one -ENOMEM, GFP_KERNEL", "holds", holds, 2);
-		expect("alloc, one -ENOMEM, GFP_KERNEL", "preloads", preloads, 2);
-		expect("alloc, one -ENOMEM, GFP_KERNEL", "holds let go unpublished",
-		       bad_ends, 0);
-		ret = take(o, x, 30000, GFP_KERNEL, 1);
-		expect("insert, one -ENOMEM, GFP_KERNEL", "result", ret, 0);
-		expect("insert, one -ENOMEM, GFP_KERNEL", "holds", holds, 2);
-		ret = take(o, x, 0, GFP_KERNEL, 2);
-		expect("alloc, two -ENOMEMs, GFP_KERNEL", "result", ret, -ENOMEM);
-		expect("alloc, two -ENOMEMs, GFP_KERNEL", "holds", holds, 2);
-		expect("alloc, two -ENOMEMs, GFP_KERNEL", "preloads", preloads, 2);
-		ret = take(o, x, 0, GFP_ATOMIC | __GFP_NOWARN, 1);
-		expect("alloc, one -ENOMEM, GFP_ATOMIC", "result", ret, -ENOMEM);
-		expect("alloc, one -ENOMEM, GFP_ATOMIC", "holds", holds, 1);
-		expect("alloc, one -ENOMEM, GFP_ATOMIC", "preloads", preloads, 0);
-		describes(x, ";retry=none(atomic);retries=3");
+		expect("alloc_publish, one -ENOMEM, GFP_KERNEL", "holds", holds, 2);
+		expect("alloc_publish, one -ENOMEM, GFP_KERNEL", "preloads", preloads, 2);
+		expect("alloc_publish, one -ENOMEM, GFP_KERNEL",
+		       "holds let go unpublished", bad_ends, 0);
+		if (ret > 0)
+			sees("alloc_publish, one -ENOMEM, GFP_KERNEL", o, x, ret, obj);
+		ret = alloc_publish(o, x, GFP_KERNEL, 2, &obj);
+		expect("alloc_publish, two -ENOMEMs, GFP_KERNEL", "result", ret, -ENOMEM);
+		expect("alloc_publish, two -ENOMEMs, GFP_KERNEL", "holds", holds, 2);
+		expect("alloc_publish, two -ENOMEMs, GFP_KERNEL", "preloads", preloads, 2);
+		ret = alloc_publish(o, x, GFP_ATOMIC | __GFP_NOWARN, 1, &obj);
+		expect("alloc_publish, one -ENOMEM, GFP_ATOMIC", "result", ret, -ENOMEM);
+		expect("alloc_publish, one -ENOMEM, GFP_ATOMIC", "holds", holds, 1);
+		expect("alloc_publish, one -ENOMEM, GFP_ATOMIC", "preloads", preloads, 0);
+		describes(x, ";retry=none(atomic);retries=2");
 	}
 	violations = o->verify(x);
 	expect(o->name, "verify() violations", violations, 0);
@@ -225,12 +378,12 @@ int demo_main(void)
 	kc_init();
 	rcu_register_thread();
 	kc_set_cpu(0);
-	one_index(&pidx_idr_onelock_ops, 1, 0);
-	/* the control: 6.1's two holds must read as two here */
-	one_index(&pidx_idr_ops, 2, 1);
+	one_index(&pidx_idr_onelock_ops);
+	/* the control: 6.1's two holds, reserve and publish, read as two here */
+	one_index(&pidx_idr_ops);
 	rcu_barrier();
 	expect("after destroy", "pidx_mem.bytes", atomic_long_read(&pidx_mem.bytes), 0);
-	printk("verify: %d counts off (idr_onelock: 1 hold per take, none let go with its number unpublished, -ENOMEM retried once where it may sleep, never where not; idr, the control: 2 and 1)\n",
+	printk("verify: %d counts off (reserve: 1 hold let go unpublished; publish: 1 hold; idr_onelock's alloc_publish: 1 hold, none let go unpublished, -ENOMEM retried once where it may sleep, never where not)\n",
 	       bad);
 	rcu_unregister_thread();
 	return !!bad;
