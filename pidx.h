@@ -24,8 +24,10 @@
  *  - publish(): stores @value for a number the caller reserved: 0, then
  *               lookup() returns @value.  -ENOENT if the number is not held,
  *               -EEXIST if it is already published: both are contract
- *               violations, and the index stays as it was.  Never allocates
- *               and never sleeps; any context.  It orders the caller's
+ *               violations, and the index stays as it was.  Never allocates;
+ *               any context, and never sleeps, except in an index that sets
+ *               writers_need_irqs_on, whose writers (publish() among them)
+ *               run in process context only.  It orders the caller's
  *               earlier stores to the object before the value becomes
  *               visible (release), so a reader that finds the value sees
  *               the object built.
