@@ -207,6 +207,8 @@ int pidx_st_remove(const struct pidx_ops *ops, struct pidx_index *idx,
 		   u32 pid);
 int pidx_st_keys_init(struct pidx_st_keys *ks, u32 n);
 void pidx_st_keys_free(struct pidx_st_keys *ks);
+void pidx_st_key_stable(struct pidx_st_keys *ks, u32 k);
+unsigned long pidx_st_key_moving(struct pidx_st_keys *ks, u32 k);
 void pidx_st_key_reserved(struct pidx_st_keys *ks, u32 k);
 int pidx_st_key_publish(const struct pidx_ops *ops, struct pidx_index *idx,
 			struct pidx_st_keys *ks, u32 k);

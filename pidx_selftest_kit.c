@@ -408,6 +408,27 @@ void pidx_st_keys_free(struct pidx_st_keys *ks)
 	ks->st = NULL;
 }
 
+/* @k holds pidx_st_val(@k, 0) for good, set before the readers start. */
+void pidx_st_key_stable(struct pidx_st_keys *ks, u32 k)
+{
+	WRITE_ONCE(ks->st[k], ST_K(0, ST_K_PUBLISHED));
+}
+
+/*
+ * A call that may change what @k holds is about to start: its word, which
+ * it returns, becomes ST_K_MOVING first, so that a reader that sees
+ * anything of the call sees the key was not steady.
+ */
+unsigned long pidx_st_key_moving(struct pidx_st_keys *ks, u32 k)
+{
+	unsigned long word = READ_ONCE(ks->st[k]);
+
+	WRITE_ONCE(ks->st[k], ST_K(ST_K_GEN(word), ST_K_MOVING));
+	/* seen before anything the call that follows stores */
+	smp_mb();
+	return word;
+}
+
 /*
  * The writer's insert() or alloc() of @k returned 0: a new incarnation, its
  * generation fresh, so higher than any value @k had before.  After a removal
@@ -419,6 +440,7 @@ void pidx_st_key_reserved(struct pidx_st_keys *ks, u32 k)
 {
 	unsigned long gen = atomic_long_inc_return(&ks->gen);
 
+	/* a reader that reads it finds the reservation made */
 	smp_store_release(&ks->st[k], ST_K(gen, ST_K_RESERVED));
 }
 
@@ -432,14 +454,14 @@ void pidx_st_key_reserved(struct pidx_st_keys *ks, u32 k)
 int pidx_st_key_publish(const struct pidx_ops *ops, struct pidx_index *idx,
 			struct pidx_st_keys *ks, u32 k)
 {
-	unsigned long gen = ST_K_GEN(READ_ONCE(ks->st[k]));
+	unsigned long gen = ST_K_GEN(pidx_st_key_moving(ks, k));
 	int ret;
 
-	WRITE_ONCE(ks->st[k], ST_K(gen, ST_K_MOVING));
-	smp_wmb();
 	ret = ops->publish(idx, k, pidx_st_val(k, gen));
-	if (!ret)
+	if (!ret) {
+		/* a reader that reads it finds the value stored */
 		smp_store_release(&ks->st[k], ST_K(gen, ST_K_PUBLISHED));
+	}
 	return ret;
 }
 
@@ -449,19 +471,24 @@ int pidx_st_key_publish(const struct pidx_ops *ops, struct pidx_index *idx,
  * with a generation past @k's, so that a lookup beginning later must not
  * return the removed value.  Without @settle (another thread may reserve
  * @k as soon as the removal is done, and its store must not be
- * overwritten) the word stays ST_K_MOVING until then.
+ * overwritten) the word stays ST_K_MOVING until then.  A removal refused
+ * with -ENOMEM (remove_may_fail, after pidx_st_remove()'s retries) left
+ * the key as it was, for readers too: the word is put back.
  */
 int pidx_st_key_remove(const struct pidx_ops *ops, struct pidx_index *idx,
 		       struct pidx_st_keys *ks, u32 k, bool settle)
 {
-	unsigned long gen = ST_K_GEN(READ_ONCE(ks->st[k]));
+	unsigned long word = pidx_st_key_moving(ks, k), gen = ST_K_GEN(word);
 	int ret;
 
-	WRITE_ONCE(ks->st[k], ST_K(gen, ST_K_MOVING));
-	smp_mb();
 	ret = pidx_st_remove(ops, idx, k);
-	if (!ret && settle)
+	if (!ret && settle) {
+		/* a reader that reads it finds the removal done */
 		smp_store_release(&ks->st[k], ST_K(gen + 1, ST_K_ABSENT));
+	} else if (ret == -ENOMEM) {
+		/* nothing changed */
+		smp_store_release(&ks->st[k], word);
+	}
 	return ret;
 }
 
@@ -505,8 +532,10 @@ void pidx_st_read_key(const struct pidx_ops *ops, struct pidx_index *idx,
 	unsigned long s0, s1;
 	void *v;
 
+	/* the lookup sees what the writer did before storing the word */
 	s0 = smp_load_acquire(&st[k]);
 	v = ops->lookup(idx, k);
+	/* whatever of a call the lookup saw, the word stored before it is seen */
 	smp_rmb();
 	s1 = READ_ONCE(st[k]);
 	s->reads++;
@@ -528,8 +557,10 @@ int pidx_st_find_key(const struct pidx_ops *ops, struct pidx_index *idx,
 	unsigned long s0, s1;
 	int n;
 
+	/* as in pidx_st_read_key() */
 	s0 = smp_load_acquire(&st[k]);
 	n = ops->find_ge(idx, k);
+	/* as in pidx_st_read_key() */
 	smp_rmb();
 	s1 = READ_ONCE(st[k]);
 	s->finds++;

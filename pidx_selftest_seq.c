@@ -175,7 +175,8 @@ void pidx_st_map(struct pidx_st *st)
 	for (i = 0, wrong = 0; i < ARRAY_SIZE(keys); i++)
 		wrong += pidx_st_find_ge(st, idx, keys[i]) !=
 			 pidx_oracle_find_ge(&o, keys[i]);
-	CHECK_EQ(st, wrong, 0, "find_ge among published and reserved numbers disagreeing with the oracle");
+	CHECK_EQ(st, wrong, 0,
+		 "find_ge among published and reserved numbers disagreeing with the oracle");
 	CHECK_EQ(st, st->ops->verify(idx), 0, "verify with published and reserved numbers");
 
 	/* the publishes the contract refuses change nothing */
