@@ -287,7 +287,7 @@ void pidx_st_compare(struct pidx_st *st, struct pidx_index *idx,
 			bad |= !bad_find++;
 		if (pid && pid < o->pid_max && !test_bit(pid, o->pub)) {
 			if (test_bit(pid, o->bits)) {
-				if (st->ops->insert(idx, pid, GFP_KERNEL) != -EEXIST)
+				if (pidx_st_insert(st->ops, idx, pid) != -EEXIST)
 					bad |= !bad_held++;
 			} else if (st->ops->publish(idx, pid,
 						    pidx_st_val_var(pid, 0, 1)) !=
