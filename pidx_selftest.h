@@ -53,8 +53,9 @@ struct pidx_oracle {
  * an index takes for an 8-aligned object pointer and never dereferences.
  * Bit 3 is always set (never NULL), bit 4 tells two values of one
  * generation apart (two callers publishing one reservation), bits 5 to 26
- * are the number (PIDX_PID_MAX_LIMIT is 2^22) and the rest the generation:
- * a reader that finds a value can tell whose and which incarnation it is.
+ * are the number (PIDX_PID_MAX_LIMIT is 2^22) and the rest (37 bits on
+ * 64-bit, which the generation checks assume) the generation: a reader
+ * that finds a value can tell whose and which incarnation it is.
  */
 #define ST_VAL_PID_BITS		22
 #define ST_VAL_GEN_SHIFT	(5 + ST_VAL_PID_BITS)

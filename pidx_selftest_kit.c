@@ -302,7 +302,7 @@ void pidx_st_compare(struct pidx_st *st, struct pidx_index *idx,
 		if (!(pid & 0xfff))
 			cond_resched();
 	}
-	bad = !CHECK_EQ(st, bad_lookup, 0, "lookups whose value disagrees with the oracle");
+	bad = !CHECK_EQ(st, bad_lookup, 0, "lookups disagreeing with the oracle (their values)");
 	bad |= !CHECK_EQ(st, bad_find, 0, "find_ge results disagreeing with the oracle");
 	bad |= !CHECK_EQ(st, bad_held, 0,
 			 "reserved numbers that insert did not refuse with -EEXIST");
