@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * selftest: every index against a bitmap oracle that implements alloc_pid()'s
- * cyclic rule, then in phases that hunt races: allocs from every CPU,
- * inserts and removes of the same keys, readers in hard-irq context and
- * an index grown and shrunk under readers.  Checks
- * count and report instead of crashing (the test_xarray.c way), ending with
- * "N of M checks passed" per index.
+ * selftest: every index against an oracle that implements alloc_pid()'s
+ * cyclic rule and the two-phase map (a number reserved, then published
+ * with a value that lookups return), then in phases that hunt races:
+ * allocs from every CPU, inserts, publishes and removes of the same keys,
+ * readers in hard-irq context and an index grown and shrunk under
+ * readers, the readers checking every value they find against the
+ * generation its writer last gave the key.  Checks count and report
+ * instead of crashing (the test_xarray.c way), ending with "N of M checks
+ * passed" per index.
  *
  * This file is the command: it runs the phases of each index selected and
  * publishes the log.  The phases are in pidx_selftest_seq.c (against the
  * oracle), pidx_selftest_alloc.c (alloc() from every CPU),
- * pidx_selftest_race.c (inserts and removes racing) and
+ * pidx_selftest_race.c (inserts, publishes and removes racing) and
  * pidx_selftest_readers.c (lockless readers under writers), on the kit in
  * pidx_selftest_kit.c, each layer only calling down (layers.txt).
  */
@@ -45,6 +48,8 @@ static unsigned int pidx_selftest_index(const struct pidx_ops *ops,
 	if (!races_only) {
 		pidx_st_faults(&st);
 		pidx_st_basic(&st);
+		pidx_st_map(&st);
+		pidx_st_alloc_publish(&st);
 		pidx_st_set_cursor(&st);
 		pidx_st_random(&st, 1024, 20000);
 		pidx_st_random(&st, 65536, ST_RANDOM_OPS);

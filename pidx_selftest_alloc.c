@@ -5,13 +5,17 @@
  * nearly full, so that the cyclic search wraps all the time.  alloc() is
  * the one call whose number the index picks, so what these check is the
  * numbers handed out: none twice, none outside the space or below the
- * floor after a wrap, none refused while one was free.
+ * floor after a wrap, none refused while one was free.  Most numbers are
+ * published by the thread that took them, some taken by alloc_publish()
+ * where the index has it, and the rest left reserved: reservations and
+ * values must count alike, and the index ends with the values given.
  */
 #include <linux/bitmap.h>
 #include <linux/cpumask.h>
 #include <linux/ktime.h>
 /* kvfree(): in mm.h, not slab.h, before v5.16 */
 #include <linux/mm.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include "pidx_selftest.h"
@@ -20,11 +24,17 @@
  * alloc() from every CPU at once into an empty space until it is full: no
  * number twice, all in [1, pid_max), each thread's numbers rising (nothing
  * is freed, so the cursor only moves on), the union all of the space, and
- * every thread ends on one -ENOSPC.
+ * every thread ends on one -ENOSPC.  Each thread publishes three numbers
+ * in four as it takes them; where the index has alloc_publish(), every
+ * other thread takes its numbers with it instead, and must see each value
+ * at once.
  */
 #define ST_FILL_PID_MAX		4096
 /* a bound for a broken index that never says -ENOSPC, not a duration */
 #define ST_FILL_MS		30000
+
+/* how a fill thread took a number, in its object's flags */
+enum { ST_FILL_RESERVED, ST_FILL_PUBLISHED, ST_FILL_ALLOC_PUBLISHED };
 
 struct pidx_st_fill_ctx {
 	const struct pidx_ops *ops;
@@ -32,11 +42,14 @@ struct pidx_st_fill_ctx {
 };
 
 struct pidx_st_fill_thread {
-	u32 *got;
+	/* the numbers taken, and for alloc_publish() the values */
+	struct pidx_st_obj *got;
 	u32 n;
 	u32 enospc;
 	u32 falling;
 	u32 nomem;
+	u32 publish_errors;
+	u32 ap_errors;
 	int error;
 };
 
@@ -44,10 +57,19 @@ static void pidx_st_fill_fn(struct pidx_st_worker *w)
 {
 	struct pidx_st_fill_ctx *c = w->team->ctx;
 	struct pidx_st_fill_thread *ft = w->priv;
+	bool ap = c->ops->alloc_publish && (w->id & 1);
+	struct pidx_st_obj *ob;
+	void *v;
 	int pid;
 
 	while (pidx_st_going(w)) {
-		pid = c->ops->alloc(c->idx, GFP_KERNEL);
+		/* got[] has a spare past the end for the call that overflows */
+		ob = &ft->got[ft->n];
+		ob->nr = U32_MAX;
+		if (ap)
+			pid = c->ops->alloc_publish(c->idx, ob, &ob->nr, GFP_KERNEL);
+		else
+			pid = c->ops->alloc(c->idx, GFP_KERNEL);
 		if (pid == -ENOSPC) {
 			ft->enospc++;
 			break;
@@ -60,9 +82,27 @@ static void pidx_st_fill_fn(struct pidx_st_worker *w)
 			ft->error = pid < 0 ? pid : -EOVERFLOW;
 			break;
 		}
-		if (ft->n && pid <= ft->got[ft->n - 1])
+		if (ft->n && pid <= ft->got[ft->n - 1].nr)
 			ft->falling++;
-		ft->got[ft->n++] = pid;
+		if (ap) {
+			ob->flags = ST_FILL_ALLOC_PUBLISHED;
+			rcu_read_lock();
+			v = c->ops->lookup(c->idx, pid);
+			rcu_read_unlock();
+			if (ob->nr != pid || v != ob)
+				ft->ap_errors++;
+			ob->nr = pid;
+		} else {
+			ob->nr = pid;
+			ob->flags = ST_FILL_RESERVED;
+			if (pid & 3) {
+				if (c->ops->publish(c->idx, pid, pidx_st_val(pid, 1)))
+					ft->publish_errors++;
+				else
+					ob->flags = ST_FILL_PUBLISHED;
+			}
+		}
+		ft->n++;
 		if (!(ft->n & 63))
 			cond_resched();
 	}
@@ -74,11 +114,12 @@ void pidx_st_alloc_fill(struct pidx_st *st)
 	struct pidx_st_fill_ctx c = { .ops = st->ops };
 	unsigned int n = pidx_st_nthreads(1), i, j;
 	u32 total = 0, dups = 0, outside = 0, falling = 0, enospc = 0;
-	u32 nomem = 0, errors = 0;
+	u32 nomem = 0, errors = 0, publish_errors = 0, ap_errors = 0;
 	struct pidx_st_fill_thread *ft;
 	ktime_t t0 = ktime_get();
 	struct pidx_oracle o;
 	int ret, first = 0;
+	void *v;
 
 	if (pidx_oracle_init(&o, ST_FILL_PID_MAX))
 		return;
@@ -87,7 +128,8 @@ void pidx_st_alloc_fill(struct pidx_st *st)
 	if (!ft || !c.idx)
 		goto out;
 	for (i = 0; i < n; i++) {
-		ft[i].got = kvcalloc(ST_FILL_PID_MAX, sizeof(u32), GFP_KERNEL);
+		ft[i].got = kvcalloc(ST_FILL_PID_MAX + 1, sizeof(*ft[i].got),
+				     GFP_KERNEL);
 		if (!ft[i].got)
 			goto out;
 	}
@@ -100,19 +142,27 @@ void pidx_st_alloc_fill(struct pidx_st *st)
 
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < ft[i].n; j++) {
-			u32 pid = ft[i].got[j];
+			struct pidx_st_obj *ob = &ft[i].got[j];
+			u32 pid = ob->nr;
 
-			if (pid < 1 || pid >= ST_FILL_PID_MAX)
+			if (pid < 1 || pid >= ST_FILL_PID_MAX) {
 				outside++;
-			else if (__test_and_set_bit(pid, o.bits))
+				continue;
+			}
+			if (pidx_oracle_held(&o, pid)) {
 				dups++;
-			else
-				o.count++;
+				continue;
+			}
+			v = ob->flags == ST_FILL_PUBLISHED ? pidx_st_val(pid, 1) :
+			    ob->flags == ST_FILL_ALLOC_PUBLISHED ? ob : NULL;
+			pidx_oracle_set(&o, pid, v);
 		}
 		total += ft[i].n;
 		enospc += ft[i].enospc;
 		falling += ft[i].falling;
 		nomem += ft[i].nomem;
+		publish_errors += ft[i].publish_errors;
+		ap_errors += ft[i].ap_errors;
 		if (ft[i].error && !errors++)
 			first = ft[i].error;
 	}
@@ -127,6 +177,11 @@ void pidx_st_alloc_fill(struct pidx_st *st)
 	CHECK_EQ(st, total, ST_FILL_PID_MAX - 1,
 		 "numbers handed out by concurrent allocs before -ENOSPC");
 	CHECK_EQ(st, enospc, n, "alloc threads that ended on -ENOSPC");
+	CHECK_EQ(st, publish_errors, 0,
+		 "publishes of numbers just taken by concurrent allocs that failed");
+	if (st->ops->alloc_publish)
+		CHECK_EQ(st, ap_errors, 0,
+			 "concurrent alloc_publish: number not in *nr or value not looked up at once");
 	CHECK_EQ(st, st->ops->alloc(c.idx, GFP_KERNEL), -ENOSPC,
 		 "alloc after the concurrent fill");
 	pidx_log_printf(st->log,
@@ -139,7 +194,7 @@ out:
 	for (i = 0; ft && i < n; i++)
 		kvfree(ft[i].got);
 	kfree(ft);
-	bitmap_free(o.bits);
+	pidx_oracle_free(&o);
 }
 
 /*
@@ -148,7 +203,10 @@ out:
  * above the floor and a few below it, which must never come back.  Claims
  * (allocs under way plus numbers held) never exceed the holes, so no alloc
  * may fail meanwhile; at the end every thread takes what is left until
- * -ENOSPC, and then the whole space above the floor must be taken.
+ * -ENOSPC, and then the whole space above the floor must be taken.  A
+ * thread publishes three numbers in four it takes, with a generation no
+ * earlier value had, or takes them with alloc_publish() (every other
+ * thread, where the index has it), and removes them published or not.
  */
 #define ST_WRAP_PID_MAX		2048
 #define ST_WRAP_HOLES		64
@@ -161,6 +219,9 @@ struct pidx_st_wrap_ctx {
 	struct pidx_index *idx;
 	unsigned long *prefilled;	/* present throughout */
 	unsigned long *held;		/* handed out and not yet removed */
+	/* a held number's value, NULL while only reserved: the owner's */
+	void **val;
+	atomic_long_t gen;
 	atomic_t claims;
 	atomic_t draining;	/* threads done with the churn */
 	u32 depth;
@@ -168,6 +229,9 @@ struct pidx_st_wrap_ctx {
 
 struct pidx_st_wrap_thread {
 	u32 fifo[ST_WRAP_DEPTH];
+	/* alloc_publish()'s values: a fifo slot's, reused once it is given */
+	struct pidx_st_obj obj[ST_WRAP_DEPTH];
+	bool ap;
 	u32 head;
 	u32 len;
 	u32 last;
@@ -177,6 +241,7 @@ struct pidx_st_wrap_thread {
 	u32 drain_enospc;
 	u32 nomem;
 	u32 bad;		/* outside, present throughout, or held */
+	u32 publish_errors;
 	u32 remove_errors;
 	int error;
 };
@@ -185,8 +250,16 @@ struct pidx_st_wrap_thread {
 static bool pidx_st_wrap_take(struct pidx_st_wrap_ctx *c,
 			      struct pidx_st_wrap_thread *wt, bool drain)
 {
-	int pid = c->ops->alloc(c->idx, GFP_KERNEL);
+	struct pidx_st_obj *ob = &wt->obj[(wt->head + wt->len) % ST_WRAP_DEPTH];
+	bool ap = wt->ap && !drain;
+	unsigned long gen;
+	void *v;
+	int pid;
 
+	if (ap)
+		pid = c->ops->alloc_publish(c->idx, ob, &ob->nr, GFP_KERNEL);
+	else
+		pid = c->ops->alloc(c->idx, GFP_KERNEL);
 	if (pid == -ENOSPC) {
 		if (drain)
 			wt->drain_enospc++;
@@ -208,6 +281,24 @@ static bool pidx_st_wrap_take(struct pidx_st_wrap_ctx *c,
 		wt->bad++;
 		return false;
 	}
+	if (ap) {
+		rcu_read_lock();
+		v = c->ops->lookup(c->idx, pid);
+		rcu_read_unlock();
+		if (ob->nr != pid || v != ob)
+			wt->publish_errors++;
+		WRITE_ONCE(c->val[pid], ob);
+	} else {
+		gen = atomic_long_inc_return(&c->gen);
+		/* one in four stays reserved until it is removed */
+		if (gen & 3) {
+			v = pidx_st_val(pid, gen);
+			if (c->ops->publish(c->idx, pid, v))
+				wt->publish_errors++;
+			else
+				WRITE_ONCE(c->val[pid], v);
+		}
+	}
 	if (wt->allocs++ && pid < wt->last)
 		wt->falls++;
 	wt->last = pid;
@@ -224,6 +315,7 @@ static void pidx_st_wrap_give(struct pidx_st_wrap_ctx *c,
 	wt->head = (wt->head + 1) % ST_WRAP_DEPTH;
 	wt->len--;
 	/* before the removal: once it is done, another CPU may get it at once */
+	WRITE_ONCE(c->val[pid], NULL);
 	clear_bit(pid, c->held);
 	if (pidx_st_remove(c->ops, c->idx, pid))
 		wt->remove_errors++;
@@ -235,6 +327,7 @@ static void pidx_st_wrap_fn(struct pidx_st_worker *w)
 	struct pidx_st_wrap_ctx *c = w->team->ctx;
 	struct pidx_st_wrap_thread *wt = w->priv;
 
+	wt->ap = c->ops->alloc_publish && (w->id & 1);
 	while (pidx_st_going(w)) {
 		if (wt->len < c->depth) {
 			if (atomic_inc_return(&c->claims) <= ST_WRAP_HOLES) {
@@ -267,6 +360,7 @@ void pidx_st_alloc_wrap(struct pidx_st *st)
 	unsigned int n = pidx_st_nthreads(1), i;
 	u32 allocs = 0, falls = 0, churn_enospc = 0, drain_enospc = 0;
 	u32 nomem = 0, bad = 0, remove_errors = 0, errors = 0, pid;
+	u32 publish_errors = 0;
 	u64 rng = pidx_rand_seed(st->cfg->seed, 3000);
 	struct pidx_st_wrap_thread *wt;
 	ktime_t t0 = ktime_get();
@@ -278,10 +372,12 @@ void pidx_st_alloc_wrap(struct pidx_st *st)
 	wt = kcalloc(n, sizeof(*wt), GFP_KERNEL);
 	c.prefilled = bitmap_zalloc(ST_WRAP_PID_MAX, GFP_KERNEL);
 	c.held = bitmap_zalloc(ST_WRAP_PID_MAX, GFP_KERNEL);
+	c.val = kvcalloc(ST_WRAP_PID_MAX, sizeof(*c.val), GFP_KERNEL);
 	c.idx = pidx_st_create(st, ST_WRAP_PID_MAX);
-	if (!wt || !c.prefilled || !c.held || !c.idx)
+	if (!wt || !c.prefilled || !c.held || !c.val || !c.idx)
 		goto out;
 	c.depth = min_t(u32, ST_WRAP_DEPTH, ST_WRAP_HOLES / n + 2);
+	atomic_long_set(&c.gen, 0);
 	atomic_set(&c.claims, 0);
 	atomic_set(&c.draining, 0);
 
@@ -315,16 +411,21 @@ void pidx_st_alloc_wrap(struct pidx_st *st)
 		drain_enospc += wt[i].drain_enospc;
 		nomem += wt[i].nomem;
 		bad += wt[i].bad;
+		publish_errors += wt[i].publish_errors;
 		remove_errors += wt[i].remove_errors;
 		errors += !!wt[i].error;
 	}
 	CHECK_EQ(st, bad, 0,
 		 "allocs near full outside [floor, pid_max), of a present number or one held");
 	CHECK_EQ(st, errors, 0, "allocs near full failing but with -ENOSPC");
+	CHECK_EQ(st, publish_errors, 0,
+		 "publishes (or alloc_publish values not seen at once) of numbers just allocated near full failing");
 	CHECK_EQ(st, remove_errors, 0, "removes of numbers just allocated failing");
 	CHECK_EQ(st, churn_enospc, 0, "-ENOSPC while fewer numbers were claimed than free");
 	CHECK_EQ(st, drain_enospc, n, "alloc threads that ended on -ENOSPC");
-	bitmap_or(o.bits, c.prefilled, c.held, ST_WRAP_PID_MAX);
+	/* the oracle still holds the prefill, which no thread removed */
+	for_each_set_bit(pid, c.held, ST_WRAP_PID_MAX)
+		pidx_oracle_set(&o, pid, c.val[pid]);
 	CHECK_EQ(st, find_next_zero_bit(o.bits, ST_WRAP_PID_MAX, PIDX_RESERVED_PIDS),
 		 ST_WRAP_PID_MAX, "first number above the floor left free after the drain");
 	CHECK_EQ(st, st->ops->alloc(c.idx, GFP_KERNEL), -ENOSPC,
@@ -337,8 +438,9 @@ void pidx_st_alloc_wrap(struct pidx_st *st)
 out:
 	if (c.idx)
 		st->ops->destroy(c.idx);
+	kvfree(c.val);
 	bitmap_free(c.held);
 	bitmap_free(c.prefilled);
 	kfree(wt);
-	bitmap_free(o.bits);
+	pidx_oracle_free(&o);
 }

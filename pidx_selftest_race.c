@@ -2,9 +2,11 @@
 /*
  * The selftest's insert/remove race: insert() and remove() of the same keys
  * from every CPU, arbitrated in epochs so that any order of the racing calls
- * is correct and their return values show which one happened.  It is the
- * phase that looks for two writers of one key meeting inside an index,
- * and its epochs need a file of their own to stay readable.
+ * is correct and their return values show which one happened, and
+ * publish() of a reservation by two callers at once.  It is the phase that
+ * looks for two writers of one key meeting inside an index, while the same
+ * threads read those keys between their epochs, and its epochs need a file
+ * of their own to stay readable.
  */
 #include <linux/bitmap.h>
 #include <linux/cpumask.h>
@@ -33,6 +35,17 @@
  * with the roles swapped; the key ends present when the last success was
  * an insert's.
  *
+ * A key held but not published may instead get a publish epoch: two
+ * callers publish it at once with values of one generation told apart by
+ * their variant (pidx_st_val_var()), as a buggy caller may race the
+ * owner; exactly one must return 0, the other -EEXIST, and each must then
+ * look up the value of the one that returned 0 (pidx.h: never a value
+ * overwritten).  Between epochs a key is reserved or published with a
+ * known value, and its word (pidx_selftest.h's tracked keys) says so to
+ * the readers; during an epoch it is ST_K_MOVING.  The alloc() churn
+ * publishes three numbers in four it takes; the readers check stable,
+ * contested and churned keys by their words.
+ *
  * Each round races in ST_RACE_NIDX fresh indexes at once: a skip list's
  * towers outgrow the tallest one linked about ln(n) times in its first n
  * inserts, so many young indexes meet that moment far more often than one
@@ -51,21 +64,29 @@
 #define ST_RACE_HAMMER_MAX	10000
 #define ST_RACE_STABLE_MAX	16
 
+/* the roles of a race epoch; a publish epoch's are its two publishers */
 enum { ST_INS, ST_REM };
+enum { ST_EPOCH_RACE, ST_EPOCH_PUBLISH };
 
 struct pidx_st_rkey {
 	spinlock_t lock;	/* the fields below */
 	u8 present;	/* between epochs: what the index holds */
+	u8 published;	/* between epochs: present with a value */
+	u8 var;		/* the value's variant, when published */
+	u8 kind;	/* the latest epoch's */
 	u8 start;	/* present when the epoch began */
 	u8 joined;	/* roles that joined the epoch */
 	u8 inflight;	/* roles whose calls have not all returned */
 	u16 calls[2];	/* per role: calls that returned 0 or the failure */
 	u16 succ[2];	/* per role: calls that returned 0 */
+	unsigned long word;	/* the key's word when the epoch began */
 };
 
 struct pidx_st_race_ctx {
 	const struct pidx_ops *ops;
 	struct pidx_index *idx[ST_RACE_NIDX];
+	/* per index: every number's word, for the readers */
+	struct pidx_st_keys ks[ST_RACE_NIDX];
 	atomic_t allocs[ST_RACE_NIDX];
 	/* index j's key ST_RACE_LO + i is keys[j * nkeys + i] */
 	struct pidx_st_rkey *keys;
@@ -80,6 +101,7 @@ struct pidx_st_race_ctx {
 	/* the first wrong return, for the log */
 	u32 bad_key;
 	int bad_start;
+	int bad_kind;
 	int bad_role;
 	const char *bad_why;
 	int bad_val;
@@ -92,46 +114,142 @@ struct pidx_st_race_thread {
 	long ops;
 	long epochs;
 	long pairs;
+	long publishes;		/* publish epochs */
+	long publish_pairs;	/* publish epochs with both publishers */
 	long reads;
 	long misses;
 	long find_errors;
 	long alloc_errors;
 	long nomem;
+	struct pidx_st_seen seen;
 };
 
-static void pidx_st_race_bad(struct pidx_st_race_ctx *c, u32 k, int start,
-			     int role, const char *why, int val)
+static void pidx_st_race_bad(struct pidx_st_race_ctx *c, u32 k,
+			     struct pidx_st_rkey *rk, int role,
+			     const char *why, int val)
 {
 	if (atomic_inc_return(&c->bad) == 1) {
 		c->bad_key = k;
-		c->bad_start = start;
+		c->bad_start = rk->start;
+		c->bad_kind = rk->kind;
 		c->bad_role = role;
 		c->bad_why = why;
 		c->bad_val = val;
 	}
 }
 
-/* The epoch's last call has returned; rk->lock held. */
+/*
+ * A publish epoch's last call has returned; rk->lock held.  Exactly one
+ * publish returned 0, and its value is the key's from now on.
+ */
+static void pidx_st_race_settle_publish(struct pidx_st_race_ctx *c,
+					struct pidx_st_race_thread *rt,
+					u32 slot, struct pidx_st_rkey *rk)
+{
+	struct pidx_st_keys *ks = &c->ks[slot / c->nkeys];
+	u32 k = ST_RACE_LO + slot % c->nkeys;
+	int won = rk->succ[0] + rk->succ[1];
+
+	if (rk->calls[0] && rk->calls[1])
+		rt->publish_pairs++;
+	rt->publishes++;
+	rt->epochs++;
+	if (won != 1)
+		pidx_st_race_bad(c, k, rk, 0,
+				 "publishes of one reservation returned 0, times", won);
+	if (!won) {
+		/* nothing changed, as far as the returns say */
+		smp_store_release(&ks->st[k], rk->word);
+		return;
+	}
+	rk->published = 1;
+	rk->var = !rk->succ[0];
+	/* a reader that reads it finds the value stored */
+	smp_store_release(&ks->st[k],
+			  ST_K(ST_K_GEN(rk->word), ST_K_PUBLISHED));
+}
+
+/*
+ * A race epoch's last call has returned; rk->lock held.  When a call
+ * succeeded, the key is a new reservation or absent, with a fresh
+ * generation: whatever value it had is removed.
+ */
 static void pidx_st_race_settle(struct pidx_st_race_ctx *c,
-				struct pidx_st_race_thread *rt, u32 k,
+				struct pidx_st_race_thread *rt, u32 slot,
 				struct pidx_st_rkey *rk)
 {
+	struct pidx_st_keys *ks = &c->ks[slot / c->nkeys];
+	u32 k = ST_RACE_LO + slot % c->nkeys;
 	/* the role that may only succeed, and the one that may also fail */
 	int sure = rk->start ? ST_REM : ST_INS, other = !sure;
+	unsigned long gen;
 
 	if (rk->calls[ST_INS] && rk->calls[ST_REM])
 		rt->pairs++;
 	if (rk->succ[sure] != rk->calls[sure])
-		pidx_st_race_bad(c, k, rk->start, sure, "calls failed",
+		pidx_st_race_bad(c, k, rk, sure, "calls failed",
 				 rk->calls[sure] - rk->succ[sure]);
 	/* the other role can only undo what a call of the sure one did */
 	if (rk->succ[other] > rk->succ[sure])
-		pidx_st_race_bad(c, k, rk->start, other,
+		pidx_st_race_bad(c, k, rk, other,
 				 "succeeded with none of the other role, times",
 				 rk->succ[other]);
 	if (rk->succ[sure] && !rk->succ[other])
 		rk->present = !rk->start;
 	rt->epochs++;
+	if (!rk->succ[ST_INS] && !rk->succ[ST_REM]) {
+		/* nothing changed */
+		smp_store_release(&ks->st[k], rk->word);
+		return;
+	}
+	rk->published = 0;
+	gen = atomic_long_inc_return(&ks->gen);
+	/* a reader that reads it finds the epoch's calls done */
+	smp_store_release(&ks->st[k], ST_K(gen, rk->present ? ST_K_RESERVED :
+						      ST_K_ABSENT));
+}
+
+/*
+ * One publisher of a publish epoch (@role its variant): the one that opened
+ * it waits a while for the second; each publishes once, and looks the key
+ * up before it leaves the epoch, when nothing else may change the key.
+ */
+static void pidx_st_race_publish(struct pidx_st_race_ctx *c,
+				 struct pidx_st_worker *w,
+				 struct pidx_st_race_thread *rt, u32 slot,
+				 int role, bool opener)
+{
+	struct pidx_index *idx = c->idx[slot / c->nkeys];
+	struct pidx_st_rkey *rk = &c->keys[slot];
+	u64 end = local_clock() + ST_RACE_HAMMER_NS;
+	u32 k = ST_RACE_LO + slot % c->nkeys;
+	/* set by the epoch's opener before this thread joined, under the lock */
+	unsigned long gen = ST_K_GEN(rk->word);
+	void *v;
+	int ret;
+
+	while (opener && READ_ONCE(rk->joined) != (BIT(0) | BIT(1)) &&
+	       local_clock() < end)
+		cpu_relax();
+	ndelay(pidx_rand_below(&w->rng, ST_RACE_SKEW_NS));
+	ret = c->ops->publish(idx, k, pidx_st_val_var(k, gen, role));
+	rcu_read_lock();
+	v = c->ops->lookup(idx, k);
+	rcu_read_unlock();
+	rt->ops++;
+	if (ret && ret != -EEXIST)
+		pidx_st_race_bad(c, k, rk, role, "returned", ret);
+	else if (v != pidx_st_val_var(k, gen, ret ? !role : role))
+		pidx_st_race_bad(c, k, rk, role,
+				 "then looked up not the value of the publish that returned 0, after returning",
+				 ret);
+	spin_lock(&rk->lock);
+	rk->calls[role] = 1;
+	rk->succ[role] = !ret;
+	WRITE_ONCE(rk->inflight, rk->inflight & ~BIT(role));
+	if (!rk->inflight)
+		pidx_st_race_settle_publish(c, rt, slot, rk);
+	spin_unlock(&rk->lock);
 }
 
 /*
@@ -163,7 +281,7 @@ static void pidx_st_race_calls(struct pidx_st_race_ctx *c,
 			/* it changed nothing */
 			rt->nomem++;
 		} else if (ret && ret != fail) {
-			pidx_st_race_bad(c, k, rk->start, role, "returned", ret);
+			pidx_st_race_bad(c, k, rk, role, "returned", ret);
 		} else {
 			calls++;
 			succ += !ret;
@@ -179,19 +297,22 @@ static void pidx_st_race_calls(struct pidx_st_race_ctx *c,
 	/* marked: a hammering partner reads it unlocked */
 	WRITE_ONCE(rk->inflight, rk->inflight & ~BIT(role));
 	if (!rk->inflight)
-		pidx_st_race_settle(c, rt, k, rk);
+		pidx_st_race_settle(c, rt, slot, rk);
 	spin_unlock(&rk->lock);
 }
 
 /*
  * Joins the latest epoch or the epoch of a random key, opening it if there
- * is none, and returns its slot in keys[] and the role taken; -1 when the
- * epoch has both roles.
+ * is none, and returns its slot in keys[], the role taken and whether this
+ * thread opened the epoch; -1 when the epoch has both roles.  A key held
+ * and not published gets a publish epoch half the time.
  */
 static int pidx_st_race_join(struct pidx_st_race_ctx *c,
-			     struct pidx_st_worker *w, int *role, bool *hammer)
+			     struct pidx_st_worker *w, int *role, bool *hammer,
+			     bool *opener)
 {
 	u32 roll = pidx_rand_below(&w->rng, 16), slot;
+	bool publish = pidx_rand_below(&w->rng, 2);
 	struct pidx_st_rkey *rk;
 
 	/* mostly the latest epoch: a partner for its calls in flight */
@@ -199,20 +320,29 @@ static int pidx_st_race_join(struct pidx_st_race_ctx *c,
 	       pidx_rand_below(&w->rng, ST_RACE_NIDX * c->nkeys);
 	rk = &c->keys[slot];
 	*hammer = false;
+	*opener = false;
 	spin_lock(&rk->lock);
 	if (!rk->inflight) {
+		rk->kind = rk->present && !rk->published && publish ?
+			   ST_EPOCH_PUBLISH : ST_EPOCH_RACE;
 		rk->start = rk->present;
 		rk->joined = 0;
 		rk->calls[ST_INS] = 0;
 		rk->calls[ST_REM] = 0;
 		rk->succ[ST_INS] = 0;
 		rk->succ[ST_REM] = 0;
+		/* before any call of the epoch: it joins only after this */
+		rk->word = pidx_st_key_moving(&c->ks[slot / c->nkeys],
+					      ST_RACE_LO + slot % c->nkeys);
 		/* mostly a hammer of the call that must wait for the other */
 		*role = rk->present ? ST_INS : ST_REM;
-		if (roll & 3)
+		if (rk->kind == ST_EPOCH_PUBLISH)
+			*role = 0;
+		else if (roll & 3)
 			*hammer = true;
 		else if (roll & 4)
 			*role = !*role;
+		*opener = true;
 		WRITE_ONCE(c->hot, slot);
 	} else if (rk->joined != (BIT(ST_INS) | BIT(ST_REM))) {
 		*role = rk->joined & BIT(ST_INS) ? ST_REM : ST_INS;
@@ -220,7 +350,8 @@ static int pidx_st_race_join(struct pidx_st_race_ctx *c,
 		spin_unlock(&rk->lock);
 		return -1;
 	}
-	rk->joined |= BIT(*role);
+	/* marked: a publish epoch's opener reads it unlocked */
+	WRITE_ONCE(rk->joined, rk->joined | BIT(*role));
 	WRITE_ONCE(rk->inflight, rk->inflight | BIT(*role));
 	spin_unlock(&rk->lock);
 	return slot;
@@ -243,8 +374,10 @@ static void pidx_st_race_alloc(struct pidx_st_race_ctx *c,
 		rt->head = (rt->head + 1) % ST_RACE_DEPTH;
 		rt->len--;
 		clear_bit(bit, c->held);
-		if (pidx_st_remove(c->ops, c->idx[bit / ST_RACE_PID_MAX],
-				   bit % ST_RACE_PID_MAX))
+		/* not settled: another thread may take the number at once */
+		j = bit / ST_RACE_PID_MAX;
+		if (pidx_st_key_remove(c->ops, c->idx[j], &c->ks[j],
+				       bit % ST_RACE_PID_MAX, false))
 			rt->alloc_errors++;
 		return;
 	}
@@ -259,28 +392,44 @@ static void pidx_st_race_alloc(struct pidx_st_race_ctx *c,
 		rt->alloc_errors++;
 		return;
 	}
+	pidx_st_key_reserved(&c->ks[j], pid);
+	if (pidx_rand_below(&w->rng, 4) &&
+	    pidx_st_key_publish(c->ops, c->idx[j], &c->ks[j], pid))
+		rt->alloc_errors++;
 	rt->fifo[(rt->head + rt->len++) % ST_RACE_DEPTH] = bit;
 }
 
+/*
+ * A stable key must return its value and find_ge() just below it find it
+ * or the number below (a churned or contested one); find_ge() of a
+ * contested key stops at the stable key after them at the latest.  The
+ * contested key and a number of the churn are read by their words too.
+ */
 static void pidx_st_race_read(struct pidx_st_race_ctx *c,
 			      struct pidx_st_worker *w,
 			      struct pidx_st_race_thread *rt)
 {
-	struct pidx_index *idx = c->idx[pidx_rand_below(&w->rng, ST_RACE_NIDX)];
+	u32 j = pidx_rand_below(&w->rng, ST_RACE_NIDX);
 	u32 s = c->stable[pidx_rand_below(&w->rng, c->nstable)];
+	u32 k = ST_RACE_LO + pidx_rand_below(&w->rng, c->nkeys);
+	u32 u = 1 + pidx_rand_below(&w->rng, ST_RACE_LO - 1);
+	const unsigned long *st = c->ks[j].st;
+	struct pidx_index *idx = c->idx[j];
+	void *v;
 	int n, m;
-	bool hit;
 
 	rcu_read_lock();
-	hit = c->ops->lookup(idx, s);
+	v = c->ops->lookup(idx, s);
 	n = c->ops->find_ge(idx, s - 1);
 	/* a stable key follows the contested ones */
-	m = c->ops->find_ge(idx, ST_RACE_LO);
+	m = pidx_st_find_key(c->ops, idx, st, k, &rt->seen);
+	pidx_st_read_key(c->ops, idx, st, k, &rt->seen);
+	pidx_st_read_key(c->ops, idx, st, u, &rt->seen);
+	pidx_st_find_key(c->ops, idx, st, u, &rt->seen);
 	rcu_read_unlock();
-	if (!hit)
+	if (v != pidx_st_val(s, 0))
 		rt->misses++;
-	if ((n != s && n != s - 1) || m < ST_RACE_LO ||
-	    m > ST_RACE_LO + c->nkeys)
+	if ((n != s && n != s - 1) || m < (int)k || m > ST_RACE_LO + c->nkeys)
 		rt->find_errors++;
 	rt->reads++;
 }
@@ -289,13 +438,16 @@ static void pidx_st_race_fn(struct pidx_st_worker *w)
 {
 	struct pidx_st_race_ctx *c = w->team->ctx;
 	struct pidx_st_race_thread *rt = w->priv;
-	bool hammer;
+	bool hammer, opener;
 	int slot, role;
 	u32 roll;
 
 	while (pidx_st_going(w)) {
-		slot = pidx_st_race_join(c, w, &role, &hammer);
-		if (slot >= 0)
+		slot = pidx_st_race_join(c, w, &role, &hammer, &opener);
+		/* the epoch's kind was set before this thread joined it */
+		if (slot >= 0 && c->keys[slot].kind == ST_EPOCH_PUBLISH)
+			pidx_st_race_publish(c, w, rt, slot, role, opener);
+		else if (slot >= 0)
 			pidx_st_race_calls(c, w, rt, slot, role, hammer);
 		/* between epochs, now and then alloc() churn or stable keys */
 		roll = pidx_rand_below(&w->rng, 16);
@@ -311,12 +463,15 @@ struct pidx_st_race_sum {
 	long ops;
 	long epochs;
 	long pairs;
+	long publishes;
+	long publish_pairs;
 	long reads;
 	long misses;
 	long find_errors;
 	long alloc_errors;
 	long nomem;
 	long bad;
+	struct pidx_st_seen seen;
 	unsigned int rounds;
 };
 
@@ -324,6 +479,30 @@ static void pidx_st_race_stable(struct pidx_st_race_ctx *c, u32 k)
 {
 	c->stable[c->nstable++] = k;
 	__set_bit(k, c->stable_map);
+}
+
+/* What a round's index @j holds: stable keys, churned and contested ones. */
+static void pidx_st_race_oracle(struct pidx_st_race_ctx *c, u32 j,
+				struct pidx_oracle *o)
+{
+	struct pidx_st_rkey *rk;
+	unsigned long word;
+	u32 i;
+
+	pidx_oracle_clear(o);
+	for (i = 0; i < c->nstable; i++)
+		pidx_oracle_set(o, c->stable[i], pidx_st_val(c->stable[i], 0));
+	for (i = 0; i < ST_RACE_LO; i++)
+		if (test_bit(j * ST_RACE_PID_MAX + i, c->held))
+			pidx_oracle_set(o, i, pidx_st_key_value(&c->ks[j], i));
+	for (i = 0; i < c->nkeys; i++) {
+		rk = &c->keys[j * c->nkeys + i];
+		word = c->ks[j].st[ST_RACE_LO + i];
+		if (rk->present)
+			pidx_oracle_set(o, ST_RACE_LO + i, rk->published ?
+					pidx_st_val_var(ST_RACE_LO + i, ST_K_GEN(word),
+							rk->var) : NULL);
+	}
 }
 
 static void pidx_st_race_round(struct pidx_st *st, u32 nkeys, bool tall,
@@ -359,13 +538,19 @@ static void pidx_st_race_round(struct pidx_st *st, u32 nkeys, bool tall,
 	pidx_st_race_stable(&c, ST_RACE_PID_MAX - 1);
 	for (j = 0; j < ST_RACE_NIDX; j++) {
 		atomic_set(&c.allocs[j], 0);
+		if (pidx_st_keys_init(&c.ks[j], ST_RACE_PID_MAX))
+			goto out;
 		c.idx[j] = pidx_st_create_p(st, ST_RACE_PID_MAX, tall,
 					    sum->rounds * ST_RACE_NIDX + j);
 		if (!c.idx[j])
 			goto out;
-		for (i = 0, ret = 0; i < c.nstable; i++)
+		for (i = 0, ret = 0; i < c.nstable; i++) {
 			ret += !!pidx_st_insert(st->ops, c.idx[j], c.stable[i]);
-		CHECK_EQ(st, ret, 0, "inserts of stable keys that failed");
+			ret += !!st->ops->publish(c.idx[j], c.stable[i],
+						  pidx_st_val(c.stable[i], 0));
+			pidx_st_key_stable(&c.ks[j], c.stable[i]);
+		}
+		CHECK_EQ(st, ret, 0, "inserts and publishes of stable keys that failed");
 	}
 
 	t.ctx = &c;
@@ -379,40 +564,40 @@ static void pidx_st_race_round(struct pidx_st *st, u32 nkeys, bool tall,
 		sum->ops += rt[i].ops;
 		sum->epochs += rt[i].epochs;
 		sum->pairs += rt[i].pairs;
+		sum->publishes += rt[i].publishes;
+		sum->publish_pairs += rt[i].publish_pairs;
 		sum->reads += rt[i].reads;
 		sum->misses += rt[i].misses;
 		sum->find_errors += rt[i].find_errors;
 		sum->alloc_errors += rt[i].alloc_errors;
 		sum->nomem += rt[i].nomem;
+		pidx_st_seen_add(&sum->seen, &rt[i].seen);
 	}
 	if (atomic_read(&c.bad) && !sum->bad)
 		pidx_log_printf(st->log,
-				"    race round %u (%u keys): %ss of %u, %s at the start: %s %d\n",
+				"    race round %u (%u keys): %s of %u, %s at the start: %s %d\n",
 				sum->rounds, nkeys,
-				c.bad_role == ST_INS ? "insert" : "remove",
+				c.bad_kind == ST_EPOCH_PUBLISH ? "publishes" :
+				c.bad_role == ST_INS ? "inserts" : "removes",
 				c.bad_key, c.bad_start ? "present" : "absent",
 				c.bad_why, c.bad_val);
 	sum->bad += atomic_read(&c.bad);
 
 	for (j = 0; j < ST_RACE_NIDX; j++) {
-		bitmap_copy(o.bits, c.stable_map, ST_RACE_PID_MAX);
-		for (i = 0; i < ST_RACE_LO; i++)
-			if (test_bit(j * ST_RACE_PID_MAX + i, c.held))
-				__set_bit(i, o.bits);
-		for (i = 0; i < nkeys; i++)
-			if (c.keys[j * nkeys + i].present)
-				__set_bit(ST_RACE_LO + i, o.bits);
-		pidx_st_compare(st, c.idx[j], &o, "insert/remove race");
+		pidx_st_race_oracle(&c, j, &o);
+		pidx_st_compare(st, c.idx[j], &o, "insert/publish/remove race");
 	}
 out:
-	for (j = 0; j < ST_RACE_NIDX; j++)
+	for (j = 0; j < ST_RACE_NIDX; j++) {
 		if (c.idx[j])
 			st->ops->destroy(c.idx[j]);
+		pidx_st_keys_free(&c.ks[j]);
+	}
 	bitmap_free(c.held);
 	bitmap_free(c.stable_map);
 	kfree(c.keys);
 	kfree(rt);
-	bitmap_free(o.bits);
+	pidx_oracle_free(&o);
 	sum->rounds++;
 }
 
@@ -437,10 +622,13 @@ void pidx_st_race(struct pidx_st *st)
 		 (num_online_cpus() > 1 && !sum.pairs && time_before(jiffies, cap)));
 
 	CHECK_EQ(st, sum.bad, 0,
-		 "insert/remove returns that no order of the racing calls gives");
-	CHECK_EQ(st, sum.misses, 0, "lookups that missed a stable key during the race");
+		 "insert/remove/publish returns (and lookups after racing publishes) that no order of the racing calls gives");
+	CHECK_EQ(st, sum.misses, 0,
+		 "lookups of a stable key during the race that did not return its value");
 	CHECK_EQ(st, sum.find_errors, 0,
 		 "find_ge results that skipped a stable key during the race");
+	pidx_st_seen_check(st, &sum.seen, "race readers of keys under their writers");
+	CHECK_EQ(st, sum.publishes > 0, true, "publish epochs ran during the race");
 	CHECK_EQ(st, sum.alloc_errors, 0,
 		 "allocs during the race off their range, twice, or not removable");
 	CHECK_EQ(st, sum.ops > 0 && sum.reads > 0, true, "race threads ran");
@@ -449,8 +637,8 @@ void pidx_st_race(struct pidx_st *st)
 		CHECK_EQ(st, sum.pairs > 0, true,
 			 "epochs where an insert and a remove of one key overlapped");
 	pidx_log_printf(st->log,
-			"  insert/remove race: %u rounds of %u indexes, %u threads, %ld calls, %ld of %ld epochs raced one key both ways, %ld reads, %ld -ENOMEM, %u ms\n",
+			"  insert/remove race: %u rounds of %u indexes, %u threads, %ld calls, %ld of %ld epochs raced one key both ways, %ld of %ld publish epochs had two publishers, %ld reads, %ld -ENOMEM, %u ms\n",
 			sum.rounds, ST_RACE_NIDX, pidx_st_nthreads(1), sum.ops,
-			sum.pairs, sum.epochs, sum.reads, sum.nomem,
-			pidx_st_ms(t0));
+			sum.pairs, sum.epochs, sum.publish_pairs, sum.publishes,
+			sum.reads, sum.nomem, pidx_st_ms(t0));
 }

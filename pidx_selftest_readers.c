@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The selftest's phases of lockless readers against writers: readers in
- * hard-irq context (an hrtimer on each CPU) while threads insert and
- * remove the keys between the ones they read, and readers on every CPU
- * while one writer grows and shrinks the index across its resize
+ * hard-irq context (an hrtimer on each CPU) while threads reserve, publish
+ * and remove the keys between the stable ones they read, and readers on
+ * every CPU while one writer grows and shrinks the index across its resize
  * thresholds.  A reader takes no lock, so what it may see while a writer
- * or a resize is half done is what these check.
+ * or a resize is half done is what these check: stable keys always with
+ * their values, and the writers' keys by their words (pidx_selftest.h's
+ * tracked keys): never a torn or stale value, never NULL for a key
+ * published throughout, never a key only reserved throughout.
  */
-#include <linux/bitmap.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
@@ -24,16 +26,19 @@
 #include "pidx_selftest.h"
 
 /*
- * Lockless lookup() and find_ge() of stable keys from hard-irq context: an
- * hrtimer on each CPU while writers insert and remove the keys between them.
- * An index whose readers may wait for a writer (readers_may_wait) keeps its
- * writers on one CPU and the timers on the others.
+ * Lockless lookup() and find_ge() from hard-irq context: an hrtimer on each
+ * CPU reads the stable even keys, which must return their values, and the
+ * odd keys between them, which writer threads reserve, publish and remove
+ * meanwhile.  An index whose readers may wait for a writer
+ * (readers_may_wait) keeps its writers on one CPU and the timers on the
+ * others.
  */
 #define ST_IRQ_PID_MAX		8192
 #define ST_IRQ_SPAN		4096
 #define ST_IRQ_MS		1200
 #define ST_IRQ_PERIOD_NS	(100 * NSEC_PER_USEC)
-#define ST_IRQ_READS		8
+/* three calls each: as many per period as two each took before, 8 of them */
+#define ST_IRQ_READS		6
 
 struct pidx_st_irq_ctx;
 
@@ -45,12 +50,14 @@ struct pidx_st_irq_cpu {
 	long misses;
 	long find_errors;
 	long not_hardirq;
+	struct pidx_st_seen seen;
 };
 
 struct pidx_st_irq_ctx {
 	const struct pidx_ops *ops;
 	struct pidx_index *idx;
-	unsigned long *odd;	/* the writers' keys present now */
+	/* the writers' keys, by their words */
+	struct pidx_st_keys ks;
 	struct pidx_st_irq_cpu *cpu;
 	unsigned int nwriters;
 	bool stop;
@@ -77,12 +84,14 @@ static enum hrtimer_restart pidx_st_irq_fire(struct hrtimer *timer)
 	rcu_read_lock();
 	for (i = 0; i < ST_IRQ_READS; i++) {
 		k = 2 + 2 * pidx_rand_below(&ic->rng, ST_IRQ_SPAN / 2 - 1);
-		if (!c->ops->lookup(c->idx, k))
+		if (c->ops->lookup(c->idx, k) != pidx_st_val(k, 0))
 			ic->misses++;
 		/* k - 1 is a writer's and may come and go; k stays */
-		n = c->ops->find_ge(c->idx, k - 1);
+		n = pidx_st_find_key(c->ops, c->idx, c->ks.st, k - 1, &ic->seen);
 		if (n != k && n != k - 1)
 			ic->find_errors++;
+		k = 1 + 2 * pidx_rand_below(&ic->rng, ST_IRQ_SPAN / 2);
+		pidx_st_read_key(c->ops, c->idx, c->ks.st, k, &ic->seen);
 	}
 	rcu_read_unlock();
 	ic->fires++;
@@ -101,23 +110,43 @@ static void pidx_st_irq_arm(void *arg)
 		      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
+/*
+ * Each pass moves each of the writer's keys one step on: an absent one is
+ * reserved, a reserved one published (three times in four) or removed, a
+ * published one removed.
+ */
 static void pidx_st_irq_write_fn(struct pidx_st_worker *w)
 {
 	struct pidx_st_irq_ctx *c = w->team->ctx;
 	struct pidx_st_irq_thread *it = w->priv;
 	u32 step = 2 * c->nwriters, k;
-	bool ins;
 	int ret;
 
-	for (ins = true; pidx_st_going(w); ins = !ins) {
+	while (pidx_st_going(w)) {
 		for (k = 1 + 2 * w->id; k < ST_IRQ_SPAN && pidx_st_going(w);
 		     k += step) {
-			if (ins == test_bit(k, c->odd))
-				continue;
-			if (ins)
+			switch (ST_K_PHASE(READ_ONCE(c->ks.st[k]))) {
+			case ST_K_ABSENT:
 				ret = c->ops->insert(c->idx, k, GFP_KERNEL);
-			else
-				ret = c->ops->remove(c->idx, k);
+				if (!ret)
+					pidx_st_key_reserved(&c->ks, k);
+				break;
+			case ST_K_RESERVED:
+				if (pidx_rand_below(&w->rng, 4))
+					ret = pidx_st_key_publish(c->ops, c->idx,
+								  &c->ks, k);
+				else
+					ret = pidx_st_key_remove(c->ops, c->idx,
+								 &c->ks, k, true);
+				break;
+			case ST_K_PUBLISHED:
+				ret = pidx_st_key_remove(c->ops, c->idx, &c->ks,
+							 k, true);
+				break;
+			default:
+				/* a call on it failed: its state is unknown */
+				continue;
+			}
 			if (ret == -ENOMEM) {
 				it->nomem++;
 				continue;
@@ -127,10 +156,6 @@ static void pidx_st_irq_write_fn(struct pidx_st_worker *w)
 					it->first_error = ret;
 				continue;
 			}
-			if (ins)
-				set_bit(k, c->odd);
-			else
-				clear_bit(k, c->odd);
 			if (!(++it->writes & 31))
 				cond_resched();
 		}
@@ -143,6 +168,7 @@ void pidx_st_irq(struct pidx_st *st)
 	struct pidx_st_irq_ctx c = { .ops = st->ops };
 	long fires = 0, misses = 0, find_errors = 0, not_hardirq = 0;
 	long writes = 0, errors = 0, nomem = 0;
+	struct pidx_st_seen seen = {};
 	unsigned int cpu, i, silent = 0;
 	struct pidx_st_irq_thread *it = NULL;
 	cpumask_var_t wcpus, tcpus;
@@ -158,16 +184,17 @@ void pidx_st_irq(struct pidx_st *st)
 	if (pidx_oracle_init(&o, ST_IRQ_PID_MAX))
 		goto out_tcpus;
 	c.cpu = kcalloc(nr_cpu_ids, sizeof(*c.cpu), GFP_KERNEL);
-	c.odd = bitmap_zalloc(ST_IRQ_PID_MAX, GFP_KERNEL);
+	ret = pidx_st_keys_init(&c.ks, ST_IRQ_PID_MAX);
 	/* before cpus_read_lock(): kmem_cache_create() takes it too */
 	c.idx = pidx_st_create(st, ST_IRQ_PID_MAX);
-	if (!c.cpu || !c.odd || !c.idx)
+	if (!c.cpu || ret || !c.idx)
 		goto out;
 	for (k = 2, ret = 0; k < ST_IRQ_SPAN; k += 2) {
 		ret += !!pidx_st_insert(st->ops, c.idx, k);
-		pidx_oracle_insert(&o, k);
+		ret += !!st->ops->publish(c.idx, k, pidx_st_val(k, 0));
+		pidx_oracle_set(&o, k, pidx_st_val(k, 0));
 	}
-	CHECK_EQ(st, ret, 0, "inserts of stable keys that failed");
+	CHECK_EQ(st, ret, 0, "inserts and publishes of stable keys that failed");
 
 	/*
 	 * The split of CPUs must hold until the timers are cancelled: a timer
@@ -225,6 +252,7 @@ void pidx_st_irq(struct pidx_st *st)
 		find_errors += c.cpu[cpu].find_errors;
 		not_hardirq += c.cpu[cpu].not_hardirq;
 		silent += !c.cpu[cpu].fires;
+		pidx_st_seen_add(&seen, &c.cpu[cpu].seen);
 	}
 	for (i = 0; i < c.nwriters; i++) {
 		writes += it[i].writes;
@@ -233,29 +261,34 @@ void pidx_st_irq(struct pidx_st *st)
 			first = it[i].first_error;
 		errors += it[i].errors;
 	}
-	CHECK_EQ(st, misses, 0, "hard-irq lookups that missed a stable key");
+	CHECK_EQ(st, misses, 0,
+		 "hard-irq lookups of a stable key that did not return its value");
 	CHECK_EQ(st, find_errors, 0,
 		 "hard-irq find_ge results that skipped a stable key");
 	CHECK_EQ(st, not_hardirq, 0, "timer readers not in hard-irq context");
 	CHECK_EQ(st, fires > 0, true, "hard-irq readers ran");
 	CHECK_EQ(st, silent, 0, "timer CPUs whose reader never ran");
-	if (!CHECK_EQ(st, errors, 0, "writer inserts/removes of their own keys that failed"))
+	pidx_st_seen_check(st, &seen, "hard-irq readers of keys under their writers");
+	if (!CHECK_EQ(st, errors, 0,
+		      "writer inserts/publishes/removes of their own keys that failed"))
 		pidx_log_printf(st->log, "    first error %d\n", first);
 	CHECK_EQ(st, writes > 0, true, "writers ran under the hard-irq readers");
 	pidx_log_printf(st->log,
 			"  irq readers: %u writers on CPUs %*pbl, timers on %*pbl: %ld rounds of %u, %ld writes (%ld -ENOMEM), %u ms\n",
 			c.nwriters, cpumask_pr_args(wcpus), cpumask_pr_args(tcpus),
 			fires, ST_IRQ_READS, writes, nomem, pidx_st_ms(t0));
-	for_each_set_bit(k, c.odd, ST_IRQ_PID_MAX)
-		pidx_oracle_insert(&o, k);
+	for (k = 1; k < ST_IRQ_SPAN; k += 2)
+		if (ST_K_PHASE(c.ks.st[k]) == ST_K_RESERVED ||
+		    ST_K_PHASE(c.ks.st[k]) == ST_K_PUBLISHED)
+			pidx_oracle_set(&o, k, pidx_st_key_value(&c.ks, k));
 	pidx_st_compare(st, c.idx, &o, "hard-irq readers");
 out:
 	if (c.idx)
 		st->ops->destroy(c.idx);
-	bitmap_free(c.odd);
+	pidx_st_keys_free(&c.ks);
 	kfree(c.cpu);
 	kfree(it);
-	bitmap_free(o.bits);
+	pidx_oracle_free(&o);
 out_tcpus:
 	free_cpumask_var(tcpus);
 out_wcpus:
@@ -265,9 +298,10 @@ out_wcpus:
 /*
  * The index grown and shrunk across its resize thresholds by one writer, two
  * cycles and more while time is left, as readers on every CPU check stable
- * keys; where describe() reports "resizes=" (hash), each half cycle must
- * have resized: hash grows its 64 buckets past 1024 keys and shrinks them
- * again below an eighth of a load.
+ * keys and the keys the writer reserves, publishes (three in four) and
+ * removes; where describe() reports "resizes=" (hash), each half cycle
+ * must have resized: hash grows its 64 buckets past 1024 keys and shrinks
+ * them again below an eighth of a load.
  */
 #define ST_GROW_PID_MAX		8192
 #define ST_GROW_HIGH		1024
@@ -287,12 +321,16 @@ static bool pidx_st_grow_stable(u32 k)
 struct pidx_st_grow_ctx {
 	const struct pidx_ops *ops;
 	struct pidx_index *idx;
+	/* the writer's keys (read-only while the readers run), by their words */
+	const u32 *keys;
+	struct pidx_st_keys ks;
 };
 
 struct pidx_st_grow_thread {
 	long reads;
 	long misses;
 	long find_errors;
+	struct pidx_st_seen seen;
 };
 
 static void pidx_st_grow_fn(struct pidx_st_worker *w)
@@ -300,16 +338,20 @@ static void pidx_st_grow_fn(struct pidx_st_worker *w)
 	struct pidx_st_grow_ctx *c = w->team->ctx;
 	struct pidx_st_grow_thread *gt = w->priv;
 	unsigned int i;
-	u32 s;
+	u32 s, k;
 	int n;
 
 	while (pidx_st_going(w)) {
 		for (i = 0; i < 64; i++) {
 			s = 64 + 128 * pidx_rand_below(&w->rng, ST_GROW_NSTABLE);
+			k = c->keys[pidx_rand_below(&w->rng, ST_GROW_HIGH)];
 			rcu_read_lock();
-			if (!c->ops->lookup(c->idx, s))
+			if (c->ops->lookup(c->idx, s) != pidx_st_val(s, 0))
 				gt->misses++;
-			n = c->ops->find_ge(c->idx, s - 1);
+			/* s - 1 is the writer's or never held; s stays */
+			n = pidx_st_find_key(c->ops, c->idx, c->ks.st, s - 1,
+					     &gt->seen);
+			pidx_st_read_key(c->ops, c->idx, c->ks.st, k, &gt->seen);
 			rcu_read_unlock();
 			if (n != s && n != s - 1)
 				gt->find_errors++;
@@ -360,6 +402,7 @@ void pidx_st_grow(struct pidx_st *st)
 	unsigned long end = jiffies + msecs_to_jiffies(ST_GROW_CYCLE_MS);
 	long reads = 0, misses = 0, find_errors = 0, errors = 0;
 	long resizes, buckets_hi = -1, buckets_lo = -1;
+	struct pidx_st_seen seen = {};
 	u64 rng = pidx_rand_seed(st->cfg->seed, 5000);
 	struct pidx_st_grow_thread *gt;
 	ktime_t t0 = ktime_get();
@@ -371,14 +414,17 @@ void pidx_st_grow(struct pidx_st *st)
 		return;
 	gt = kcalloc(n, sizeof(*gt), GFP_KERNEL);
 	keys = kvcalloc(ST_GROW_HIGH, sizeof(*keys), GFP_KERNEL);
+	ret = pidx_st_keys_init(&c.ks, ST_GROW_PID_MAX);
 	c.idx = pidx_st_create(st, ST_GROW_PID_MAX);
-	if (!gt || !keys || !c.idx)
+	if (!gt || !keys || ret || !c.idx)
 		goto out;
+	c.keys = keys;
 	for (k = 64, ret = 0; k < ST_GROW_PID_MAX; k += 128) {
 		ret += !!pidx_st_insert(st->ops, c.idx, k);
-		pidx_oracle_insert(&o, k);
+		ret += !!st->ops->publish(c.idx, k, pidx_st_val(k, 0));
+		pidx_oracle_set(&o, k, pidx_st_val(k, 0));
 	}
-	CHECK_EQ(st, ret, 0, "inserts of stable keys that failed");
+	CHECK_EQ(st, ret, 0, "inserts and publishes of stable keys that failed");
 	/* the first numbers that are not stable, in a random order */
 	for (i = 0, k = 1; i < ST_GROW_HIGH; k++)
 		if (!pidx_st_grow_stable(k))
@@ -399,7 +445,13 @@ void pidx_st_grow(struct pidx_st *st)
 				 (cycle < ST_GROW_CYCLES_MAX &&
 				  time_before(jiffies, end))); cycle++) {
 		for (i = cycle ? ST_GROW_LOW : 0; i < ST_GROW_HIGH; i++) {
-			if (pidx_st_insert(st->ops, c.idx, keys[i]))
+			if (pidx_st_insert(st->ops, c.idx, keys[i])) {
+				errors++;
+				continue;
+			}
+			pidx_st_key_reserved(&c.ks, keys[i]);
+			if ((i & 3) != 3 &&
+			    pidx_st_key_publish(st->ops, c.idx, &c.ks, keys[i]))
 				errors++;
 			if (!(i & 63))
 				cond_resched();
@@ -407,7 +459,7 @@ void pidx_st_grow(struct pidx_st *st)
 		buckets_hi = pidx_st_resized(st, c.idx, &resizes,
 					     "resizes while the index grew");
 		for (i = ST_GROW_HIGH - 1; i >= ST_GROW_LOW; i--) {
-			if (pidx_st_remove(st->ops, c.idx, keys[i]))
+			if (pidx_st_key_remove(st->ops, c.idx, &c.ks, keys[i], true))
 				errors++;
 			if (!(i & 63))
 				cond_resched();
@@ -424,11 +476,15 @@ void pidx_st_grow(struct pidx_st *st)
 		reads += gt[i].reads;
 		misses += gt[i].misses;
 		find_errors += gt[i].find_errors;
+		pidx_st_seen_add(&seen, &gt[i].seen);
 	}
-	CHECK_EQ(st, misses, 0, "lookups that missed a stable key while the index grew and shrank");
+	CHECK_EQ(st, misses, 0,
+		 "lookups of a stable key that did not return its value while the index grew and shrank");
 	CHECK_EQ(st, find_errors, 0,
 		 "find_ge results that skipped a stable key while the index grew and shrank");
-	CHECK_EQ(st, errors, 0, "inserts/removes failing while the index grew and shrank");
+	pidx_st_seen_check(st, &seen, "readers while the index grew and shrank");
+	CHECK_EQ(st, errors, 0,
+		 "inserts/publishes/removes failing while the index grew and shrank");
 	CHECK_EQ(st, reads > 0, true, "readers ran while the index grew and shrank");
 	pidx_log_printf(st->log,
 			"  grow/shrink: %u cycles of %u..%u keys under %u readers (%ld reads), buckets %ld..%ld, resizes %ld, %u ms\n",
@@ -436,12 +492,13 @@ void pidx_st_grow(struct pidx_st *st)
 			ST_GROW_HIGH + ST_GROW_NSTABLE, n, reads, buckets_lo,
 			buckets_hi, resizes, pidx_st_ms(t0));
 	for (i = 0; i < ST_GROW_LOW; i++)
-		pidx_oracle_insert(&o, keys[i]);
+		pidx_oracle_set(&o, keys[i], pidx_st_key_value(&c.ks, keys[i]));
 	pidx_st_compare(st, c.idx, &o, "grow and shrink");
 out:
 	if (c.idx)
 		st->ops->destroy(c.idx);
+	pidx_st_keys_free(&c.ks);
 	kvfree(keys);
 	kfree(gt);
-	bitmap_free(o.bits);
+	pidx_oracle_free(&o);
 }
