@@ -51,6 +51,34 @@
  * its top level; removing one merges them back: h nodes written per change,
  * one for 15 changes in 16.
  *
+ * The map's two phases: a key's value lives in its leaf, in a value array
+ * where inner nodes keep their children (pidx_ccskip.h), NULL while the
+ * key is only reserved.  Every copy, split and merge of a leaf carries each
+ * key's value word with it (ccs_copy_vals()), and publish() stores into the
+ * current leaf under the writers' lock, which every copy holds: a value is
+ * never stored into a version that a copy has already read, so it is in
+ * every later version, once, and never lost.  Readers take a value only
+ * from the leaf slot whose key matched, in a version the tree had at some
+ * moment of their call; a replaced version keeps the values it had, which
+ * are the new one's for every key but the one whose change is under way
+ * (publish() waits for the lock), so a number published for the whole call
+ * gives its own value, also through a directory entry that still leads to
+ * the old leaf.  find_ge() scans leaves for the first non-NULL value from
+ * the pid on, moving to the next leaf where one runs out (ccs_find_ge()).
+ *
+ * What the value costs: 8 bytes per leaf slot, before kmalloc's rounding.
+ * A leaf of nr keys needed ALIGN(12 + 4 nr, 8) + 24 bytes (header, keys,
+ * tail) and now 8 nr more; nr is geometric with mean B, which at B = 16
+ * averages 6.4 bytes per key before and 14.4 after, or, rounded up to
+ * kmalloc's size classes (a 16-key leaf goes from 104 to 232 bytes, kmalloc
+ * 128 to 256; 20 to 36 keys from 128 or 192 to 512), 7.7 and 19.4; inner
+ * nodes, about one key in 15, are unchanged.  Lines: the value array starts
+ * where the keys end, as near as it can be without spreading the keys that
+ * ccs_rank() probes (pairs of key and value would double the bytes each
+ * probe strides over and part leaves from the search that inner nodes
+ * share), but value[i] lies 4 nr + 4 i bytes or so past keys[i]: in a
+ * 16-key leaf always on another line, one line more per lookup.
+ *
  * Cyclic allocation is O(B log_B n) however dense the space: each inner
  * node keeps, per child, the number of keys present in that child's subtree.
  * Readers never look at these counts, so writers update them in place.  A
@@ -332,6 +360,19 @@ static gfp_t ccs_lock_gfp(gfp_t gfp)
 	return (gfpflags_allow_blocking(gfp) ? GFP_ATOMIC : gfp) | __GFP_NOWARN;
 }
 
+/*
+ * The value of slot @i of leaf @n: NULL for a reservation.  READ_ONCE()
+ * orders the caller's reads through it after the publisher's stores to its
+ * object, which cmpxchg_release() put first.
+ */
+static __always_inline void *ccs_value(struct ccs_node *n, u32 nr, u32 i)
+{
+	void **v = &ccs_vals(n, nr)[i];
+
+	pidx_visit_more(v, sizeof(*v));
+	return READ_ONCE(*v);
+}
+
 /* A leaf from the directory whose header said the key is not in it. */
 static __always_inline void ccs_visit_passed(const struct ccs_node *n)
 {
@@ -343,9 +384,10 @@ static __always_inline void ccs_visit_passed(const struct ccs_node *n)
  * Every key is on level 0, so the descent tests for @pid there only: a test
  * on every level would be taken at a level that varies with the key's
  * height, a branch to mispredict, for the few keys (one in B) it would save
- * a level or more.
+ * a level or more.  The value comes from the leaf slot whose key matched;
+ * the sentinel's is NULL, so a lookup of 0 needs no test of its own.
  */
-static bool ccs_lookup(struct pidx_index *idx, u32 pid)
+static void *ccs_lookup(struct pidx_index *idx, u32 pid)
 {
 	struct ccs *c = to_ccs(idx);
 	struct ccs_node __rcu **kids, **d;
@@ -393,40 +435,72 @@ leaf:
 	pidx_visit_node(n, sizeof(*n));
 	pidx_visit_more(&n->keys[i], sizeof(u32));
 	if (likely(n->keys[i] == pid))
-		return pid != 0;
+		return ccs_value(n, nr, i);
 	if (static_branch_unlikely(&pidx_visits_on))
 		i = ccs_rank_traced_keys(n, nr, pid);
 	else
 		i = ccs_rank(n, nr, pid);
-	/* 0 is only the sentinel */
-	return n->keys[i] == pid && pid;
+	return n->keys[i] == pid ? ccs_value(n, nr, i) : NULL;
 }
 
+/*
+ * The smallest published key >= @pid.  The descent keeps, per level, the
+ * node it passed through and the slot after the one it took.  When the leaf
+ * holds no published key from @pid on, the walk takes the deepest such slot
+ * and goes down the left edge of its subtree to the next leaf, as an
+ * in-order walk does.  A slot's subtree covers the slot's key range for as
+ * long as its node lives (a writer puts only a new version of the same range
+ * there), so the leaves met cover [@pid, pid_max) in order without a gap,
+ * each in a version the tree had during the call: a key published for the
+ * whole call is met with its value.  Reservations are few (keys between
+ * alloc() and publish()), so the scan past them is short; what it costs
+ * against the set is the next leaf, read where a leaf holds nothing from
+ * @pid on, for its first key's value.
+ */
 static int ccs_find_ge(struct pidx_index *idx, u32 pid)
 {
+	struct ccs_node *up[CCS_LEVELS_MAX];
+	u32 next[CCS_LEVELS_MAX];
 	struct ccs *c = to_ccs(idx);
 	struct ccs_node *n;
-	int bound = -ENOENT;
-	u32 nr, i;
+	u32 nr, i, l, top;
 
 	if (pid >= c->pid_max)
 		return -ENOENT;
 	n = rcu_dereference(c->root);
-	for (;;) {
+	top = n->level;
+	while (n->level) {
 		nr = n->nr;
 		i = ccs_visit_rank(n, nr, pid);
-		if (pid && n->keys[i] == pid)
-			return pid;
-		/*
-		 * The subtree we enter ends where the next key of this node
-		 * begins: the deepest such key is the answer should the leaf
-		 * hold nothing above @pid.
-		 */
-		if (i + 1 < nr)
-			bound = n->keys[i + 1];
-		if (!n->level)
-			return bound;
+		up[n->level] = n;
+		next[n->level] = i + 1;
 		n = ccs_rkid(n, nr, i);
+	}
+	nr = n->nr;
+	i = ccs_visit_rank(n, nr, pid);
+	/* the last key <= @pid: the one after it unless it is @pid */
+	i += n->keys[i] < pid;
+	for (;;) {
+		for (; i < nr; i++) {
+			if (ccs_value(n, nr, i)) {
+				pidx_visit_more(&n->keys[i], sizeof(u32));
+				return n->keys[i];
+			}
+		}
+		for (l = 1; l <= top && next[l] >= up[l]->nr; l++)
+			;
+		if (l > top)
+			return -ENOENT;
+		n = ccs_rkid(up[l], up[l]->nr, next[l]++);
+		pidx_visit_node(n, sizeof(*n));
+		while (n->level) {
+			up[n->level] = n;
+			next[n->level] = 1;
+			n = ccs_rkid(n, n->nr, 0);
+			pidx_visit_node(n, sizeof(*n));
+		}
+		nr = n->nr;
+		i = 0;
 	}
 }
 
@@ -537,6 +611,14 @@ static u32 ccs_draw_height(struct ccs *c)
 	return min(h, c->max_level);
 }
 
+/* Copy @cnt values of a leaf; the lock keeps publish() out meanwhile. */
+static void ccs_copy_vals(struct ccs_node *dst, u32 to, struct ccs_node *src,
+			  u32 from, u32 cnt)
+{
+	memcpy(&ccs_vals(dst, dst->nr)[to], &ccs_vals(src, src->nr)[from],
+	       cnt * sizeof(void *));
+}
+
 /* Copy @cnt slots of an inner node: children and their counts. */
 static void ccs_copy_slots(struct ccs_node *dst, u32 to, struct ccs_node *src,
 			   u32 from, u32 cnt)
@@ -596,6 +678,8 @@ static int ccs_insert_locked(struct ccs *c, u32 key, gfp_t gfp)
 		if (l) {
 			ccs_copy_slots(m, 0, n, 0, p);
 			ccs_set_slot(m, p, left, wl);
+		} else {
+			ccs_copy_vals(m, 0, n, 0, p + 1);
 		}
 		left = m;
 		m = fresh[2 * l + 1];
@@ -604,6 +688,10 @@ static int ccs_insert_locked(struct ccs *c, u32 key, gfp_t gfp)
 		if (l) {
 			ccs_set_slot(m, 0, right, wr);
 			ccs_copy_slots(m, 1, n, p + 1, n->nr - p - 1);
+		} else {
+			/* the new key starts the right half, reserved */
+			ccs_vals(m, m->nr)[0] = NULL;
+			ccs_copy_vals(m, 1, n, p + 1, n->nr - p - 1);
 		}
 		right = m;
 		wl = ccs_weight(left);
@@ -622,6 +710,10 @@ static int ccs_insert_locked(struct ccs *c, u32 key, gfp_t gfp)
 		ccs_set_slot(m, p, left, wl);
 		ccs_set_slot(m, p + 1, right, wr);
 		ccs_copy_slots(m, p + 2, n, p + 1, n->nr - p - 1);
+	} else {
+		ccs_copy_vals(m, 0, n, 0, p + 1);
+		ccs_vals(m, m->nr)[p + 1] = NULL;
+		ccs_copy_vals(m, p + 2, n, p + 1, n->nr - p - 1);
 	}
 
 	for (l = 0; l < nf; l++)
@@ -697,6 +789,9 @@ static int ccs_remove_locked(struct ccs *c, u32 key)
 			ccs_copy_slots(m, 0, lft, 0, lft->nr - 1);
 			ccs_set_slot(m, lft->nr - 1, below, wb);
 			ccs_copy_slots(m, lft->nr, rgt, 1, rgt->nr - 1);
+		} else {
+			ccs_copy_vals(m, 0, lft, 0, lft->nr);
+			ccs_copy_vals(m, lft->nr, rgt, 1, rgt->nr - 1);
 		}
 		below = m;
 		wb = ccs_weight(m);
@@ -708,6 +803,9 @@ static int ccs_remove_locked(struct ccs *c, u32 key)
 		ccs_copy_slots(m, 0, n, 0, p - 1);
 		ccs_set_slot(m, p - 1, below, wb);
 		ccs_copy_slots(m, p, n, p + 1, n->nr - p - 1);
+	} else {
+		ccs_copy_vals(m, 0, n, 0, p);
+		ccs_copy_vals(m, p, n, p + 1, n->nr - p - 1);
 	}
 
 	for (l = 0; l <= top; l++)
@@ -833,6 +931,39 @@ static int ccs_remove(struct pidx_index *idx, u32 pid)
 	return ret;
 }
 
+/*
+ * Under the writers' lock, which every copy of a leaf holds: a value stored
+ * into a leaf after a writer had copied the leaf's values into its new
+ * version would go back to the slab with the old one.  Under the lock the
+ * leaf found is the current version, and each later copy carries the value
+ * on (ccs_copy_vals()).
+ */
+static int ccs_publish_value(struct pidx_index *idx, u32 pid, void *value)
+{
+	struct ccs *c = to_ccs(idx);
+	struct ccs_path path;
+	unsigned long flags;
+	struct ccs_node *n;
+	int ret = -ENOENT;
+
+	if (pid < 1 || pid >= c->pid_max)
+		return -ENOENT;
+	spin_lock_irqsave(&c->lock, flags);
+	if (ccs_descend(c, pid, &path)) {
+		n = path.n[0];
+		/* the window between finding the reservation and filling it */
+		pidx_race_delay();
+		/* from NULL only: a second publish must not replace the value */
+		if (cmpxchg_release(&ccs_vals(n, n->nr)[path.pos[0]], NULL,
+				    value))
+			ret = -EEXIST;
+		else
+			ret = 0;
+	}
+	spin_unlock_irqrestore(&c->lock, flags);
+	return ret;
+}
+
 static struct pidx_index *ccs_create(const struct pidx_params *p)
 {
 	struct ccs_node *root;
@@ -871,6 +1002,8 @@ static struct pidx_index *ccs_create(const struct pidx_params *p)
 		return ERR_PTR(-ENOMEM);
 	}
 	root->keys[0] = 0;
+	/* the sentinel is never published */
+	ccs_vals(root, 1)[0] = NULL;
 	RCU_INIT_POINTER(c->root, root);
 	c->dir_nr = DIV_ROUND_UP(c->pid_max, 1U << CCS_DIR_SHIFT);
 	/* one more, always NULL, for the lookup that reads a bucket's next */
@@ -932,6 +1065,7 @@ const struct pidx_ops pidx_ccskip_ops = {
 	.destroy	= ccs_destroy,
 	.alloc		= ccs_alloc,
 	.insert		= ccs_insert,
+	.publish	= ccs_publish_value,
 	.lookup		= ccs_lookup,
 	.remove		= ccs_remove,
 	.find_ge	= ccs_find_ge,

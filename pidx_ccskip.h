@@ -28,13 +28,15 @@
 /*
  * A node is one kmalloc object:
  *
- *   [nr level scale hi][keys[nr]] pad [child[nr]][count[nr]] pad [tail]
+ *   inner:  [nr level scale hi][keys[nr]] pad [child[nr]][count[nr]] pad [tail]
+ *   leaf:   [nr level scale hi][keys[nr]] pad [value[nr]] [tail]
  *
- * Readers touch the 12-byte header, the keys and one child pointer; a leaf
- * (level 0) has no children and no counts.  The tail lies behind everything a
- * reader reads: its rcu_head is written while readers may still walk the
- * node, and it records how far back the node starts, so the RCU callback
- * needs nothing else.
+ * Readers touch the 12-byte header, the keys and one child pointer or, in a
+ * leaf (level 0), one value.  value[i] is keys[i]'s: NULL while the key is
+ * only reserved (and always for the sentinel), else what publish() stored.
+ * The tail lies behind everything a reader reads: its rcu_head is written
+ * while readers may still walk the node, and it records how far back the
+ * node starts, so the RCU callback needs nothing else.
  */
 struct ccs_node {
 	u16 nr;
@@ -116,6 +118,8 @@ static inline size_t ccs_tail_off(u32 nr, u32 level)
 
 	if (level)
 		off += ALIGN((sizeof(void *) + sizeof(u32)) * nr, 8);
+	else
+		off += sizeof(void *) * nr;
 	return off;
 }
 
@@ -123,6 +127,12 @@ static __always_inline struct ccs_node __rcu **ccs_kids(struct ccs_node *n,
 							u32 nr)
 {
 	return (struct ccs_node __rcu **)((char *)n + ccs_kids_off(nr));
+}
+
+/* A leaf's values, where an inner node keeps its children. */
+static __always_inline void **ccs_vals(struct ccs_node *n, u32 nr)
+{
+	return (void **)((char *)n + ccs_kids_off(nr));
 }
 
 static inline u32 *ccs_counts(struct ccs_node *n)

@@ -5,8 +5,9 @@
  * pidx_ccskip.c, which keeps those in one file where the compiler sees
  * them together.  verify() holds the tree to every invariant the writers
  * keep: node layout and ranges, sorted keys, the interpolation scales, the
- * subtree counts the cyclic search trusts, the directory, and the
- * per-level and byte totals that describe() and mem_bytes() report.
+ * subtree counts the cyclic search trusts, the directory, the leaves'
+ * value words, and the per-level and byte totals that describe() and
+ * mem_bytes() report.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -57,6 +58,25 @@ static void ccs_check_dir(struct ccs_check *chk, struct ccs_node *leaf,
 }
 
 /*
+ * A leaf's value words: NULL (a reservation) or a published value, which
+ * pidx.h has 4-aligned; the sentinel's is always NULL.  Reservations may be
+ * there: a caller may verify between alloc() and publish().
+ */
+static void ccs_check_vals(struct ccs_check *chk, struct ccs_node *n)
+{
+	void **vals = ccs_vals(n, n->nr);
+	u32 i;
+
+	for (i = 0; i < n->nr; i++) {
+		if (!n->keys[i] && vals[i])
+			ccs_bad(chk, "the sentinel holds a value");
+		else if (!IS_ALIGNED((unsigned long)vals[i], 4))
+			ccs_bad(chk, "key %u: value with low bits %lu, not 4-aligned",
+				n->keys[i], (unsigned long)vals[i] & 3);
+	}
+}
+
+/*
  * Check the subtree of @n, a node of level @level whose keys must lie in
  * [@lo, @hi) starting with @lo, and return the keys present in it.  The
  * child of each key must start with that key and end before the next one:
@@ -101,6 +121,7 @@ static u32 ccs_check_node(struct ccs_check *chk, struct ccs_node *n,
 		ccs_bad(chk, "node at %u level %u: scale %u, its keys give %u",
 			lo, level, n->scale, ccs_scale(n));
 	if (!level) {
+		ccs_check_vals(chk, n);
 		ccs_check_dir(chk, n, lo, hi);
 		return n->nr - !n->keys[0];
 	}

@@ -18,14 +18,25 @@
  * saves.  Wall time under QEMU TCG had rbskip behind at 32K (646 against
  * 618 ns) although it reads fewer nodes, because every skip list node it did
  * read sat on a line the tree walk had not touched: a tall node's skip list
- * header is on the second line of its 128-byte object, behind the tree link.
- * So the walk now keeps both the floor and the ceiling (smallest tree key
- * above the pid): an exact tree hit returns without the header, and the
+ * header was then on the second line of its 128-byte object, behind the
+ * tree link.  So the walk keeps both the floor and the ceiling (smallest
+ * tree key above the pid): an exact tree hit returns from the tree, and the
  * ceiling, whose key the walk read, ends any skip list level that meets it
- * by pointer compare, without loading its header line.  Same boot, 5
- * repeats, median ns/op before the change: skiplist 293 / 497 / 2708,
- * rbskip 241 / 443 / 2784 at 1K / 32K / 1M; 1M is within the spread of
- * both (2522-2891 and 2639-4015).
+ * by pointer compare.  Same boot, 5 repeats, median ns/op before the
+ * change: skiplist 293 / 497 / 2708, rbskip 241 / 443 / 2784 at 1K / 32K /
+ * 1M; 1M is within the spread of both (2522-2891 and 2639-4015).  The
+ * header now sits right behind the links, on their line (see Memory), and
+ * the tree walk compares the header's own key.
+ *
+ * Lookups end in one of three places: an exact hit in the tree, a node met
+ * on a skip list level below the floor, or the skip list searched from its
+ * head after a tree walk that kept racing a writer.  All three return the
+ * skip list node that holds the key, and the value is read from its header:
+ * no copy of a key or value is kept anywhere else, so there is none that
+ * could go stale.  A reservation's value word is NULL (lookup() answers
+ * NULL, find_ge() walks on along level 0 past it); publish() finds the node
+ * as a lookup does and fills the word with cmpxchg_release() from NULL, as
+ * pidx_sl_publish_node() says.
  *
  * Lockless readers and a tree that rotates under them: the latch pattern of
  * include/linux/rbtree_latch.h.  Two copies of the tree; a writer moves the
@@ -43,11 +54,16 @@
  * left both copies, so the list does not change between the moment a reader
  * could first find the node unlinked and the moment it stops being findable.
  *
- * Memory: a tree node carries struct pidx_rb_link (56 bytes) in front of its
- * skip list node, so the tree walk reads one cache line per node (links and
- * key); heights 2-5 then take a 128-byte object, 6-16 a 256-byte one.  With
- * sl_p = 4 and rb_level 2 that is about 56 bytes per key against 40 for the
- * plain skip list.
+ * Memory: a tree node carries struct pidx_rb_link (48 bytes) at the start of
+ * its object, in front of its skip list header (key and value, 16 bytes), so
+ * the tree walk reads one cache line per node: links, key and, on an exact
+ * hit, the value.  Heights 2-5 then take a 128-byte object (48 + 16 + 8 h +
+ * 16 for the spans or rcu_head behind next[]: at most 120), 6-16 a
+ * 256-byte one, as before the value word, when the links held a copy of the
+ * key and an offset (56 bytes) and the header (8 bytes) lay behind the spans.
+ * Height 1 is a plain skip list node: 64 bytes, 32 before.  With sl_p = 4
+ * and rb_level 2: 3/4 * 64 + (1/4 - 4^-5) * 128 + 4^-5 * 256 = 80.1 bytes
+ * per key, against 56.1 before and 64.25 for the plain skip list.
  *
  * Cyclic allocation, insertion and removal are the skip list's, O(log n),
  * with the tree updated in the same locked section.
@@ -83,14 +99,19 @@ static bool pidx_latch_retry(const seqcount_latch_t *s, unsigned int start)
 /* Deeper than any red-black tree of PIDX_PID_MAX_LIMIT nodes can be. */
 #define PIDX_RBSKIP_MAX_DEPTH	64
 
+/*
+ * The tree links of a tall node, at the start of its object and right in
+ * front of its skip list header: 48 bytes of links and the header's key and
+ * value make one 64-byte line, the only one a tree walk reads of a node.
+ */
 struct pidx_rb_link {
 	struct rb_node rb[2];	/* one per latch copy */
-	u32 key;		/* the node's, so a tree walk stays on this line */
-	u32 node_off;		/* from here to the skip list node header */
 };
 
 /* It goes in the room pidx_sl_init() leaves in front of tall nodes. */
 static_assert(sizeof(struct pidx_rb_link) <= PIDX_SL_EXTRA_MAX);
+static_assert(sizeof(struct pidx_rb_link) + sizeof(struct pidx_sl_node) ==
+	      PIDX_SL_CLASS_SIZE(0));
 
 struct pidx_rbskip {
 	struct pidx_sl sl;
@@ -114,7 +135,13 @@ static struct pidx_rb_link *pidx_rb_link_of(struct pidx_sl_node *n)
 
 static struct pidx_sl_node *pidx_rb_node_of(struct pidx_rb_link *l)
 {
-	return (struct pidx_sl_node *)((char *)l + l->node_off);
+	return (struct pidx_sl_node *)(l + 1);
+}
+
+/* The key a tree walk compares: the header's, on the links' line. */
+static u32 pidx_rb_key(struct pidx_rb_link *l)
+{
+	return pidx_rb_node_of(l)->key;
 }
 
 static bool pidx_rbskip_tall(struct pidx_rbskip *rb, struct pidx_sl_node *n)
@@ -145,7 +172,8 @@ static void pidx_rbskip_insert_one(struct rb_root *root,
 	while (*link) {
 		parent = *link;
 		p = container_of(parent, struct pidx_rb_link, rb[i]);
-		link = l->key < p->key ? &parent->rb_left : &parent->rb_right;
+		link = pidx_rb_key(l) < pidx_rb_key(p) ? &parent->rb_left :
+							 &parent->rb_right;
 	}
 	pidx_rb_link_node(&l->rb[i], parent, link);
 	rb_insert_color(&l->rb[i], root);
@@ -175,8 +203,6 @@ static void pidx_rbskip_tree_add(struct pidx_rbskip *rb, struct pidx_sl_node *n)
 	struct pidx_rb_link *l = pidx_rb_link_of(n);
 	unsigned int i;
 
-	l->key = n->key;
-	l->node_off = n->lead;
 	/*
 	 * The object may be a recycled tree node: clear its stale links before
 	 * the first latch write, whose smp_wmb() orders the clearing before
@@ -214,13 +240,13 @@ static void pidx_rbskip_tree_del(struct pidx_rbskip *rb, struct pidx_sl_node *n)
 /*
  * pidx_sl_first_ge() with a stop node from the tree: @stop, when not NULL, is
  * a node whose key the tree walk read and found above @key, so meeting it on
- * any level ends that level without a look at its skip list header, which
- * lies on another cache line than the tree link.  Keys never change, so this
- * holds whether or not @stop is still linked.  Returns the first key >= @key
- * or -ENOENT.
+ * any level ends that level without another look at its key.  Keys never
+ * change, so this holds whether or not @stop is still linked.  Returns the
+ * first node with key >= @key, or NULL.
  */
-static int pidx_rbskip_descend(struct pidx_sl_node *x, int lvl, u32 key,
-			       struct pidx_sl_node *stop, u32 stop_key)
+static struct pidx_sl_node *pidx_rbskip_descend(struct pidx_sl_node *x,
+						int lvl, u32 key,
+						struct pidx_sl_node *stop)
 {
 	struct pidx_sl_node *y = NULL;
 
@@ -228,7 +254,7 @@ static int pidx_rbskip_descend(struct pidx_sl_node *x, int lvl, u32 key,
 		pidx_visit_more(&x->next[lvl], sizeof(x->next[lvl]));
 		y = rcu_dereference(x->next[lvl]);
 		while (y && y != stop) {
-			pidx_visit_node(y, sizeof(*y));
+			pidx_visit_node(y, PIDX_SL_KEY_BYTES);
 			if (y->key >= key)
 				break;
 			x = y;
@@ -236,28 +262,32 @@ static int pidx_rbskip_descend(struct pidx_sl_node *x, int lvl, u32 key,
 			y = rcu_dereference(x->next[lvl]);
 		}
 		if (y && y != stop && y->key == key)
-			return key;
-		if (y && y != stop)
-			stop_key = y->key;
+			return y;
 		stop = y;
 	}
-	return y ? stop_key : -ENOENT;
+	return y;
 }
 
 /*
- * The first key >= @key, or -ENOENT.  Tree pointers are plain (not __rcu) in
- * struct rb_node, so they are loaded with READ_ONCE(), which orders the
- * dependent loads as rcu_dereference_raw() would.  The walk keeps the floor
- * (largest tree key <= @key) and the ceiling (smallest tree key > @key): the
- * floor is where the skip list search starts, the ceiling where it may stop.
+ * The first node with key >= @key, or NULL; reserved or published alike.
+ * Tree pointers are plain (not __rcu) in struct rb_node, so they are loaded
+ * with READ_ONCE(), which orders the dependent loads as rcu_dereference_raw()
+ * would.  The walk keeps the floor (largest tree key <= @key) and the
+ * ceiling (smallest tree key > @key): the floor is where the skip list
+ * search starts, the ceiling where it may stop.  Whichever way it ends, in
+ * the tree or on a skip list level, the node returned is the skip list node
+ * itself (the tree links are part of its object and hold no copy of its key
+ * or value), so its value word is the one publish() fills.
  */
-static int pidx_rbskip_first_ge(struct pidx_rbskip *rb, u32 key)
+static struct pidx_sl_node *pidx_rbskip_first_ge(struct pidx_rbskip *rb,
+						 u32 key)
 {
 	struct pidx_rb_link *lo, *hi, *l;
 	struct pidx_sl_node *x;
 	struct rb_node *rbn;
 	unsigned int seq, i;
 	int tries;
+	u32 k;
 
 	for (tries = 0; tries < PIDX_RBSKIP_TRIES; tries++) {
 		seq = raw_read_seqcount_latch(&rb->seq);
@@ -270,9 +300,11 @@ static int pidx_rbskip_first_ge(struct pidx_rbskip *rb, u32 key)
 			bool above;
 
 			l = container_of(rbn, struct pidx_rb_link, rb[i]);
+			x = pidx_rb_node_of(l);
 			pidx_visit_node(rbn, sizeof(*rbn));
-			pidx_visit_more(&l->key, sizeof(l->key));
-			if (unlikely(l->key == key))
+			pidx_visit_more(&x->key, sizeof(x->key));
+			k = x->key;
+			if (unlikely(k == key))
 				break;
 			/*
 			 * For random keys, which way to go is a coin toss at
@@ -282,29 +314,23 @@ static int pidx_rbskip_first_ge(struct pidx_rbskip *rb, u32 key)
 			 */
 			left = READ_ONCE(rbn->rb_left);
 			right = READ_ONCE(rbn->rb_right);
-			above = l->key > key;
+			above = k > key;
 			hi = above ? l : hi;
 			lo = above ? lo : l;
 			rbn = above ? left : right;
 		}
 		if (pidx_latch_retry(&rb->seq, seq))
 			continue;
-		/* an exact match needs nothing from the skip list node */
+		/* an exact match: its value shares the line just read */
 		if (rbn)
-			return key;
+			return x;
 		x = lo ? pidx_rb_node_of(lo) : rb->sl.head;
-		if (lo)
-			pidx_visit_more(&lo->node_off, sizeof(lo->node_off));
-		else
-			pidx_visit_node(x, sizeof(*x));
-		if (!hi)
-			return pidx_rbskip_descend(x, rb->start_lvl, key, NULL, 0);
-		pidx_visit_more(&hi->node_off, sizeof(hi->node_off));
+		if (!lo)
+			pidx_visit_node(x, PIDX_SL_KEY_BYTES);
 		return pidx_rbskip_descend(x, rb->start_lvl, key,
-					   pidx_rb_node_of(hi), hi->key);
+					   hi ? pidx_rb_node_of(hi) : NULL);
 	}
-	x = pidx_sl_lookup(&rb->sl, key);
-	return x ? x->key : -ENOENT;
+	return pidx_sl_lookup(&rb->sl, key);
 }
 
 /* Lowest level >= 2 whose towers are at most a quarter of the nodes. */
@@ -403,11 +429,29 @@ static int pidx_rbskip_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
 	return ret;
 }
 
-static bool pidx_rbskip_lookup(struct pidx_index *idx, u32 pid)
+/* NULL for an absent or reserved number: its node's value is NULL */
+static void *pidx_rbskip_lookup(struct pidx_index *idx, u32 pid)
 {
-	int k = pidx_rbskip_first_ge(to_rb(idx), pid);
+	struct pidx_sl_node *n = pidx_rbskip_first_ge(to_rb(idx), pid);
 
-	return k >= 0 && (u32)k == pid;
+	return n && n->key == pid ? pidx_sl_value(n) : NULL;
+}
+
+static int pidx_rbskip_publish(struct pidx_index *idx, u32 pid, void *value)
+{
+	struct pidx_rbskip *rb = to_rb(idx);
+	struct pidx_sl_node *n;
+	int ret = -ENOENT;
+
+	if (pid < 1 || pid >= rb->sl.pid_max)
+		return -ENOENT;
+	/* a reader's walk: nodes are never copied, see pidx_sl_publish_node() */
+	rcu_read_lock();
+	n = pidx_rbskip_first_ge(rb, pid);
+	if (n && n->key == pid)
+		ret = pidx_sl_publish_node(n, value);
+	rcu_read_unlock();
+	return ret;
 }
 
 static int pidx_rbskip_remove(struct pidx_index *idx, u32 pid)
@@ -430,10 +474,12 @@ static int pidx_rbskip_remove(struct pidx_index *idx, u32 pid)
 static int pidx_rbskip_find_ge(struct pidx_index *idx, u32 pid)
 {
 	struct pidx_rbskip *rb = to_rb(idx);
+	struct pidx_sl_node *n;
 
 	if (pid >= rb->sl.pid_max)
 		return -ENOENT;
-	return pidx_rbskip_first_ge(rb, pid);
+	n = pidx_sl_published(pidx_rbskip_first_ge(rb, pid));
+	return n ? n->key : -ENOENT;
 }
 
 /* Returns the black height of the subtree, checking it on the way. */
@@ -455,13 +501,15 @@ static int pidx_rbskip_check_rb(struct pidx_rbskip *rb, struct rb_node *n,
 	if (rb_is_red(n) && ((n->rb_left && rb_is_red(n->rb_left)) ||
 			     (n->rb_right && rb_is_red(n->rb_right))))
 		pidx_sl_bad(&rb->sl, bad, "copy %u: red node %u has a red child",
-			    copy, container_of(n, struct pidx_rb_link, rb[copy])->key);
+			    copy, pidx_rb_key(container_of(n, struct pidx_rb_link,
+							   rb[copy])));
 	lh = pidx_rbskip_check_rb(rb, n->rb_left, n, copy, depth + 1, bad);
 	rh = pidx_rbskip_check_rb(rb, n->rb_right, n, copy, depth + 1, bad);
 	if (lh != rh)
 		pidx_sl_bad(&rb->sl, bad, "copy %u: black heights %d and %d under %u",
 			    copy, lh, rh,
-			    container_of(n, struct pidx_rb_link, rb[copy])->key);
+			    pidx_rb_key(container_of(n, struct pidx_rb_link,
+						     rb[copy])));
 	return max(lh, rh) + rb_is_black(n);
 }
 
@@ -513,9 +561,9 @@ static unsigned int pidx_rbskip_verify(struct pidx_index *idx)
 				break;
 			}
 			l = container_of(rbn, struct pidx_rb_link, rb[i]);
-			if (pidx_rb_node_of(l) != x || l->key != x->key)
+			if (pidx_rb_node_of(l) != x)
 				pidx_sl_bad(sl, &bad, "copy %u: tree node %u where level %u has %u",
-					    i, l->key, rb->level - 1, x->key);
+					    i, pidx_rb_key(l), rb->level - 1, x->key);
 			rbn = rb_next(rbn);
 			x = rcu_dereference_protected(x->next[rb->level - 1], true);
 		}
@@ -556,6 +604,7 @@ const struct pidx_ops pidx_rbskip_ops = {
 	.destroy	= pidx_rbskip_destroy,
 	.alloc		= pidx_rbskip_alloc,
 	.insert		= pidx_rbskip_insert,
+	.publish	= pidx_rbskip_publish,
 	.lookup		= pidx_rbskip_lookup,
 	.remove		= pidx_rbskip_remove,
 	.find_ge	= pidx_rbskip_find_ge,

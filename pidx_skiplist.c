@@ -12,6 +12,19 @@
  * number that a writer is adding or removing at the same moment either way,
  * but never misses one that is present for the whole call.
  *
+ * The map's two phases: alloc() and insert() link a node whose value word
+ * is NULL, a reservation that lookup() answers NULL for and find_ge() walks
+ * past on level 0; publish() finds the node as a reader does and fills the
+ * word with cmpxchg_release() from NULL, so a second publish fails with
+ * -EEXIST and leaves the first value.  A node is never copied, so that word
+ * is the key's only one and publish() needs no lock.  Every node a reader
+ * reaches was linked at some moment of its call (an unlinked node's forward
+ * pointers lead to nodes linked when it left), so a number published for
+ * the whole call is found in the node that holds it then, with its value,
+ * never in a node of an earlier incarnation of the number.  The value sits
+ * in the header beside the key (pidx_skiplist.h): about 24 bytes more per key
+ * than the set took, and no cache line more per lookup.
+ *
  * Writers serialize on one spinlock taken with interrupts off, as alloc_pid()
  * takes pidmap_lock, because the benchmark calls them from on_each_cpu()
  * callbacks as well as from process context.  The node is allocated before
@@ -26,7 +39,7 @@
  *
  * Cost of a search: on each of about log_p(n) levels it passes up to p - 1
  * nodes and reads the one it stops at.  With p = 4 that measured 14-15 key
- * reads per lookup at 1K keys, 24-26 at 32K and 37 at 1M.  Up to height 5 a
+ * reads per lookup at 1K keys, 24-26 at 32K and 37 at 1M.  Up to height 6 a
  * node, with everything a reader reads from it, is one cache line.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -53,7 +66,7 @@ static DEFINE_MUTEX(pidx_sl_cache_mutex);
 static unsigned int pidx_sl_cache_users;
 static struct kmem_cache *pidx_sl_cache[PIDX_SL_NR_CLASSES];
 static const char *const pidx_sl_cache_name[PIDX_SL_NR_CLASSES] = {
-	"pidx_sl_32", "pidx_sl_64", "pidx_sl_128", "pidx_sl_256",
+	"pidx_sl_64", "pidx_sl_128", "pidx_sl_256",
 };
 
 static int pidx_sl_caches_get(void)
@@ -65,7 +78,11 @@ static int pidx_sl_caches_get(void)
 	if (pidx_sl_cache_users++)
 		goto out;
 	for (c = 0; c < PIDX_SL_NR_CLASSES; c++) {
-		/* Aligned to their size, objects never cross a needless line. */
+		/*
+		 * Aligned to their size, objects never cross a needless line,
+		 * and the RCU callbacks find an object's start from its
+		 * rcu_head by rounding down.
+		 */
 		pidx_sl_cache[c] = kmem_cache_create(pidx_sl_cache_name[c],
 						     PIDX_SL_CLASS_SIZE(c),
 						     PIDX_SL_CLASS_SIZE(c), 0,
@@ -100,8 +117,8 @@ static void pidx_sl_caches_put(void)
 	mutex_unlock(&pidx_sl_cache_mutex);
 }
 
-/* Bytes in front of the header: spans while linked, rcu_head after. */
-static unsigned int pidx_sl_pre(unsigned int height)
+/* Bytes behind the forward pointers: spans while linked, rcu_head after. */
+static unsigned int pidx_sl_tail(unsigned int height)
 {
 	return ALIGN(max_t(unsigned int, sizeof(struct rcu_head),
 			   sizeof(u32) * (height - 1)), 8);
@@ -109,7 +126,8 @@ static unsigned int pidx_sl_pre(unsigned int height)
 
 static size_t pidx_sl_head_size(struct pidx_sl *sl)
 {
-	return pidx_sl_pre(sl->max_level) + struct_size(sl->head, next, sl->max_level);
+	return struct_size(sl->head, next, sl->max_level) +
+	       pidx_sl_tail(sl->max_level);
 }
 
 static struct pidx_sl_node *pidx_sl_wnext(struct pidx_sl *sl,
@@ -168,8 +186,9 @@ int pidx_sl_init(struct pidx_sl *sl, const char *name,
 	spin_lock_init(&sl->lock);
 
 	for (h = 1; h <= sl->max_level; h++) {
-		unsigned int lead = pidx_sl_pre(h) + (h >= extra_from ? extra : 0);
-		size_t size = lead + struct_size(sl->head, next, h);
+		unsigned int lead = h >= extra_from ? extra : 0;
+		size_t size = lead + struct_size(sl->head, next, h) +
+			      pidx_sl_tail(h);
 		unsigned int cls = order_base_2(DIV_ROUND_UP(size, PIDX_SL_CLASS_SIZE(0)));
 
 		if (cls >= PIDX_SL_NR_CLASSES)
@@ -183,9 +202,9 @@ int pidx_sl_init(struct pidx_sl *sl, const char *name,
 	if (!obj)
 		return -ENOMEM;
 	pidx_mem_charge(head_size);
-	sl->head = (struct pidx_sl_node *)(obj + pidx_sl_pre(sl->max_level));
+	sl->head = (struct pidx_sl_node *)obj;
+	/* the head's spans lie behind next[] of its height: set it first */
 	sl->head->height = sl->max_level;
-	sl->head->lead = pidx_sl_pre(sl->max_level);
 	/* An empty list: every head link reaches the end, one step away. */
 	for (h = 1; h < sl->max_level; h++)
 		*pidx_sl_spanp(sl->head, h) = 1;
@@ -217,18 +236,48 @@ err_head:
 	return ret;
 }
 
-static void pidx_sl_node_free(struct pidx_sl_node *n)
+static void pidx_sl_obj_free(void *obj, unsigned int cls)
 {
-	unsigned int cls = n->cls;
-
-	kmem_cache_free(pidx_sl_cache[cls], pidx_sl_extra(n));
+	kmem_cache_free(pidx_sl_cache[cls], obj);
 	pidx_mem_uncharge(PIDX_SL_CLASS_SIZE(cls));
 }
 
-static void pidx_sl_node_free_rcu(struct rcu_head *rcu)
+static void pidx_sl_node_free(struct pidx_sl_node *n)
 {
-	pidx_sl_node_free((struct pidx_sl_node *)(rcu + 1));
+	pidx_sl_obj_free(pidx_sl_extra(n), n->cls);
 }
+
+/*
+ * The rcu_head lies behind next[], at an offset that depends on the height,
+ * which is in the header: but the object is aligned to its class size, so
+ * rounding down finds its start, and one callback per class knows the class.
+ */
+static void pidx_sl_free_rcu(struct rcu_head *rcu, unsigned int cls)
+{
+	pidx_sl_obj_free((void *)ALIGN_DOWN((unsigned long)rcu,
+					    PIDX_SL_CLASS_SIZE(cls)), cls);
+}
+
+static void pidx_sl_free_rcu_64(struct rcu_head *rcu)
+{
+	pidx_sl_free_rcu(rcu, 0);
+}
+
+static void pidx_sl_free_rcu_128(struct rcu_head *rcu)
+{
+	pidx_sl_free_rcu(rcu, 1);
+}
+
+static void pidx_sl_free_rcu_256(struct rcu_head *rcu)
+{
+	pidx_sl_free_rcu(rcu, 2);
+}
+
+typedef void (*pidx_sl_free_rcu_t)(struct rcu_head *rcu);
+
+static const pidx_sl_free_rcu_t pidx_sl_free_rcu_cls[PIDX_SL_NR_CLASSES] = {
+	pidx_sl_free_rcu_64, pidx_sl_free_rcu_128, pidx_sl_free_rcu_256,
+};
 
 void pidx_sl_destroy(struct pidx_sl *sl)
 {
@@ -292,6 +341,8 @@ struct pidx_sl_node *pidx_sl_node_new(struct pidx_sl *sl, gfp_t gfp)
 	n->cls = cls;
 	n->lead = sl->lead[h];
 	n->unused = 0;
+	/* a reservation: pidx_sl_link() publishes the node with it */
+	n->value = NULL;
 	return n;
 }
 
@@ -303,7 +354,7 @@ void pidx_sl_node_discard(struct pidx_sl_node *n)
 
 void pidx_sl_node_retire(struct pidx_sl_node *n)
 {
-	call_rcu(pidx_sl_rcu_head(n), pidx_sl_node_free_rcu);
+	call_rcu(pidx_sl_rcu_head(n), pidx_sl_free_rcu_cls[n->cls]);
 }
 
 /*
@@ -318,14 +369,14 @@ static void pidx_sl_descend(struct pidx_sl *sl, u32 k, bool by_gap,
 	u32 pos = 0, npos;
 	int i;
 
-	pidx_visit_node(x, sizeof(*x));
+	pidx_visit_node(x, PIDX_SL_KEY_BYTES);
 	for (i = sl->max_level - 1; i >= 0; i--) {
 		for (;;) {
 			pidx_visit_more(&x->next[i], sizeof(x->next[i]));
 			y = pidx_sl_wnext(sl, x, i);
 			if (!y)
 				break;
-			pidx_visit_node(y, sizeof(*y));
+			pidx_visit_node(y, PIDX_SL_KEY_BYTES);
 			npos = pos + pidx_sl_span(x, i);
 			if (by_gap ? y->key - npos > k : y->key >= k)
 				break;
@@ -485,6 +536,8 @@ unsigned int pidx_sl_verify(struct pidx_sl *sl)
 		last[i] = sl->head;
 		last_pos[i] = 0;
 	}
+	if (sl->head->value)
+		pidx_sl_bad(sl, &bad, "the head holds a value");
 	for (x = rcu_dereference_protected(sl->head->next[0], true); x;
 	     x = rcu_dereference_protected(x->next[0], true)) {
 		if (pos == sl->nr) {
@@ -506,6 +559,17 @@ unsigned int pidx_sl_verify(struct pidx_sl *sl)
 		if (x->cls != sl->cls[h] || x->lead != sl->lead[h])
 			pidx_sl_bad(sl, &bad, "key %u: layout %u/%u for height %u",
 				    x->key, x->cls, x->lead, h);
+		/* the RCU callback finds the object by this alignment */
+		else if (!IS_ALIGNED((unsigned long)pidx_sl_extra(x),
+				     PIDX_SL_CLASS_SIZE(x->cls)))
+			pidx_sl_bad(sl, &bad, "key %u: object %lu bytes past a multiple of %u",
+				    x->key, (unsigned long)pidx_sl_extra(x) %
+				    PIDX_SL_CLASS_SIZE(x->cls),
+				    PIDX_SL_CLASS_SIZE(x->cls));
+		/* NULL (reserved) or a published value, 4-aligned by contract */
+		if (!IS_ALIGNED((unsigned long)x->value, 4))
+			pidx_sl_bad(sl, &bad, "key %u: value with low bits %lu, not 4-aligned",
+				    x->key, (unsigned long)x->value & 3);
 		for (i = 0; i < h; i++) {
 			if (rcu_dereference_protected(last[i]->next[i], true) != x)
 				pidx_sl_bad(sl, &bad, "key %u: not next after %u on level %u",
@@ -661,11 +725,29 @@ static int pidx_skiplist_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
 	return ret;
 }
 
-static bool pidx_skiplist_lookup(struct pidx_index *idx, u32 pid)
+/* NULL for an absent or reserved number: its node's value is NULL */
+static void *pidx_skiplist_lookup(struct pidx_index *idx, u32 pid)
 {
 	struct pidx_sl_node *n = pidx_sl_lookup(to_sl(idx), pid);
 
-	return n && n->key == pid;
+	return n && n->key == pid ? pidx_sl_value(n) : NULL;
+}
+
+static int pidx_skiplist_publish(struct pidx_index *idx, u32 pid, void *value)
+{
+	struct pidx_sl *sl = to_sl(idx);
+	struct pidx_sl_node *n;
+	int ret = -ENOENT;
+
+	if (pid < 1 || pid >= sl->pid_max)
+		return -ENOENT;
+	/* the walk is a reader's: the lock would only make writers wait */
+	rcu_read_lock();
+	n = pidx_sl_lookup(sl, pid);
+	if (n && n->key == pid)
+		ret = pidx_sl_publish_node(n, value);
+	rcu_read_unlock();
+	return ret;
 }
 
 static int pidx_skiplist_remove(struct pidx_index *idx, u32 pid)
@@ -690,7 +772,7 @@ static int pidx_skiplist_find_ge(struct pidx_index *idx, u32 pid)
 
 	if (pid >= sl->pid_max)
 		return -ENOENT;
-	n = pidx_sl_lookup(sl, pid);
+	n = pidx_sl_published(pidx_sl_lookup(sl, pid));
 	return n ? n->key : -ENOENT;
 }
 
@@ -727,6 +809,7 @@ const struct pidx_ops pidx_skiplist_ops = {
 	.destroy	= pidx_skiplist_destroy,
 	.alloc		= pidx_skiplist_alloc,
 	.insert		= pidx_skiplist_insert,
+	.publish	= pidx_skiplist_publish,
 	.lookup		= pidx_skiplist_lookup,
 	.remove		= pidx_skiplist_remove,
 	.find_ge	= pidx_skiplist_find_ge,
