@@ -562,13 +562,16 @@ static int lfr_remove(struct pidx_index *idx, u32 pid)
 	rcu_read_lock();
 	slot = lfr_slot(lf, pid);
 	/*
-	 * Of two removers, one clears the slot; a publish between the read
-	 * and the cmpxchg() changes the word, which is read again.
+	 * Of two removers, one clears the slot.  A publish between the read
+	 * and the cmpxchg() turns the mark into a value, which is cleared in
+	 * turn; any other change is a new incarnation of the number (the
+	 * slot emptied by another remover, then reserved again), which this
+	 * call must leave alone.
 	 */
 	if (slot)
 		old = READ_ONCE(*slot);
 	while (old && (seen = cmpxchg(slot, old, 0)) != old)
-		old = seen;
+		old = old == LFR_RESERVED && seen && seen != LFR_RESERVED ? seen : 0;
 	if (old) {
 		this_cpu_dec(lf->pcpu->keys);
 		if (!(old & LFR_RESERVED))

@@ -318,7 +318,9 @@ static int pidx_prefill_one(struct pidx_storm *s, u32 i, u32 key)
 	pidx_pid_set(pid, nr);
 	if (s->ops->publish(s->idx, nr, pid)) {
 		pr_err("pidx: %s: prefill publish of %d failed\n", s->ops->name, nr);
-		s->ops->remove(s->idx, nr);
+		/* never published: no reader holds it; the number must go first */
+		while (s->ops->remove(s->idx, nr) == -ENOMEM)
+			cond_resched();
 		pidx_pid_free(pid);
 		return -EUCLEAN;
 	}
@@ -482,50 +484,27 @@ int pidx_storm_deal(struct pidx_storm *s)
 	return 0;
 }
 
-/*
- * The objects the storm holds at its end, each once: the prefill's stable
- * ones, then each CPU's ring and replay map; before the deal, the
- * prefill's objects made so far.  @fn(s, pid, arg) for each.
- */
-static void pidx_for_each_held(struct pidx_storm *s,
-			       void (*fn)(struct pidx_storm *s, struct pidx_pid *pid,
-					  void *arg),
-			       void *arg)
-{
-	u32 i, n;
-
-	if (!s->dealt) {
-		for (i = 0; i < s->nobjs; i++)
-			fn(s, s->objs[i], arg);
-		return;
-	}
-	for (i = 0; i < s->stable; i++)
-		fn(s, s->objs[pidx_shape_index_of(s, i)], arg);
-	for (i = 0; i < s->nworkers; i++) {
-		struct pidx_worker *w = &s->workers[i];
-
-		for (n = 0; n < w->ring_len; n++)
-			fn(s, w->ring[(w->ring_head + n) % w->ring_cap], arg);
-		/* replay: the incarnations live at the end */
-		for (n = 0; w->rmap && n < s->cfg->replay->cpu[i].ninc; n++)
-			if (w->rmap[n])
-				fn(s, w->rmap[n], arg);
-		cond_resched();
-	}
-}
-
 struct pidx_oracle {
 	struct pidx_result *res;
 	unsigned long *expect;
 	u32 nexpect;
 };
 
-/* Each held object's number is expected once, and looks up to the object. */
-static void pidx_check_held(struct pidx_storm *s, struct pidx_pid *pid, void *arg)
+/*
+ * Each held object's number is expected once, and looks up to the object;
+ * or the object is freed.
+ */
+static void pidx_held(struct pidx_storm *s, struct pidx_pid *pid,
+		      struct pidx_oracle *o)
 {
-	struct pidx_oracle *o = arg;
 	u32 key = pid->numbers[0].nr;
 	void *v;
+
+	/* the storm's end: the index is gone, and with it every reader */
+	if (!o) {
+		pidx_pid_free(pid);
+		return;
+	}
 
 	if (key >= s->cfg->pid_max || __test_and_set_bit(key, o->expect)) {
 		pidx_fail(o->res, "PID %u handed out twice", key);
@@ -541,6 +520,36 @@ static void pidx_check_held(struct pidx_storm *s, struct pidx_pid *pid, void *ar
 		pidx_fail(o->res, "PID %u: lookup returned another object", key);
 	if (!(o->nexpect & 0xfff))
 		cond_resched();
+}
+
+/*
+ * The objects the storm holds at its end, each once: the prefill's stable
+ * ones, then each CPU's ring and replay map; before the deal, the
+ * prefill's objects made so far: each checked against the oracle @o, or
+ * freed where @o is NULL.
+ */
+static void pidx_all_held(struct pidx_storm *s, struct pidx_oracle *o)
+{
+	u32 i, n;
+
+	if (!s->dealt) {
+		for (i = 0; i < s->nobjs; i++)
+			pidx_held(s, s->objs[i], o);
+		return;
+	}
+	for (i = 0; i < s->stable; i++)
+		pidx_held(s, s->objs[pidx_shape_index_of(s, i)], o);
+	for (i = 0; i < s->nworkers; i++) {
+		struct pidx_worker *w = &s->workers[i];
+
+		for (n = 0; n < w->ring_len; n++)
+			pidx_held(s, w->ring[(w->ring_head + n) % w->ring_cap], o);
+		/* replay: the incarnations live at the end */
+		for (n = 0; w->rmap && n < s->cfg->replay->cpu[i].ninc; n++)
+			if (w->rmap[n])
+				pidx_held(s, w->rmap[n], o);
+		cond_resched();
+	}
 }
 
 /*
@@ -560,7 +569,7 @@ static u32 pidx_check_contents(struct pidx_storm *s, struct pidx_result *res)
 		pidx_fail(res, "no memory for the oracle");
 		return 0;
 	}
-	pidx_for_each_held(s, pidx_check_held, &o);
+	pidx_all_held(s, &o);
 
 	rcu_read_lock();
 	for (pid = s->ops->find_ge(s->idx, 0); pid >= 0;
@@ -817,11 +826,6 @@ void pidx_storm_check(struct pidx_storm *s, struct pidx_result *res,
 		pidx_replay_extra(s, res);
 }
 
-static void pidx_free_held(struct pidx_storm *s, struct pidx_pid *pid, void *arg)
-{
-	pidx_pid_free(pid);
-}
-
 /*
  * The index destroyed and the storm freed, however far it got; a storm
  * that ran (@ret 0) fails if the index did not give back every byte it
@@ -836,7 +840,7 @@ void pidx_storm_end(struct pidx_storm *s, struct pidx_result *res,
 		s->ops->destroy(s->idx);
 	/* the index is gone, and with it every reader: the objects go too */
 	if (s->objs)
-		pidx_for_each_held(s, pidx_free_held, NULL);
+		pidx_all_held(s, NULL);
 	kvfree(s->objs);
 	if (s->workers) {
 		for (i = 0; i < s->nworkers; i++) {

@@ -488,16 +488,23 @@ static void pidx_op_insert(struct pidx_worker *w)
 static void pidx_op_delete(struct pidx_worker *w)
 {
 	struct pidx_pid *pid;
+	int ret;
 
 	if (!w->ring_len) {
 		w->fails++;
 		return;
 	}
 	pid = pidx_ring_pop(w);
-	/* still in the index and still ours (pidx.h): like a failed alloc */
-	if (pidx_exit_pid(w, pid) == -ENOMEM) {
+	/*
+	 * -ENOMEM: still in the index and still ours (pidx.h), like a failed
+	 * alloc; another error: the index's, kept so that the storm's end
+	 * still frees the object
+	 */
+	ret = pidx_exit_pid(w, pid);
+	if (ret) {
 		pidx_ring_unpop(w, pid);
-		w->fails++;
+		if (ret == -ENOMEM)
+			w->fails++;
 	}
 }
 
@@ -621,13 +628,15 @@ static u32 pidx_fork_exit(struct pidx_worker *w, struct pidx_worker *from,
 			freed++;
 			continue;
 		}
-		/* still in the index and still @from's (pidx.h): the oldest again */
-		if (ret == -ENOMEM) {
-			raw_spin_lock_irqsave(&from->ring_lock, flags);
-			pidx_ring_unpop(from, pid);
-			raw_spin_unlock_irqrestore(&from->ring_lock, flags);
+		/*
+		 * still in the index and still @from's (pidx.h): the oldest
+		 * again; after another error, kept for the storm's end to free
+		 */
+		raw_spin_lock_irqsave(&from->ring_lock, flags);
+		pidx_ring_unpop(from, pid);
+		raw_spin_unlock_irqrestore(&from->ring_lock, flags);
+		if (ret == -ENOMEM)
 			w->fails++;
-		}
 		break;
 	}
 	return freed;

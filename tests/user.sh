@@ -364,7 +364,7 @@ user_tests() {
 	# same build's aged simulation stops before the cursor wraps, which
 	# the statistics of the shapes must catch
 	cp -a "$SRC" "$u/broken"
-	sed -i 's/return idr_find(&r->idr, pid) == xa_mk_value(pid);/return pid % 97 \&\& idr_find(\&r->idr, pid) == xa_mk_value(pid);/' \
+	sed -i 's/\treturn idr_find(&r->idr, pid);/\treturn pid % 97 ? idr_find(\&r->idr, pid) : NULL;/' \
 		"$u/broken/pidx_idr_ref.c"
 	sed -i 's/^#define PIDX_AGED_WRAPS\t\t2$/#define PIDX_AGED_WRAPS\t\t0/' "$u/broken/pidx_shape.h"
 	if grep -q 'pid % 97' "$u/broken/pidx_idr_ref.c" &&
@@ -440,9 +440,9 @@ user_tests() {
 	# an alloc that hands out a number past pid_max: the fork storm must name
 	# it, not set that bit in the oracle's pid_max-bit bitmap (a heap overrun)
 	cp -a "$SRC" "$u/badalloc"
-	perl -0pi -e 's/\treturn idr_ref_alloc_by\(idx, gfp, idr_ref_take\);/\tint nr = idr_ref_alloc_by(idx, gfp, idr_ref_take);\n\n\treturn nr > 2100 && !(nr % 7) ? nr + to_pidx_idr(idx)->pid_max : nr;/' \
+	perl -0pi -e 's/(idr_ref_take\(r, 0, gfp\);\n\n\tidr_ref_visits\(r, nr\);\n\treturn) nr;/$1 nr > 2100 && !(nr % 7) ? nr + r->pid_max : nr;/' \
 		"$u/badalloc/pidx_idr_ref.c"
-	if grep -q 'nr + to_pidx_idr(idx)->pid_max' "$u/badalloc/pidx_idr_ref.c" &&
+	if grep -q 'nr + r->pid_max' "$u/badalloc/pidx_idr_ref.c" &&
 		make -C "$u/badalloc" user KDIR="$KDIR" >"$u/badalloc.log" 2>&1; then
 		"$u/badalloc/user/pidx-user" --indexes idr,skiplist --workload fork --keys 2K \
 			--ops 2000 --cpus 0 --csv "$u/badalloc.csv" >"$u/badalloc.out" 2>&1
