@@ -20,7 +20,7 @@
  *    (locked cmpxchg16b), empty slabs discarded beyond min_partial;
  *  - cache merging (CONFIG_SLAB_MERGE_DEFAULT): a cache without a
  *    constructor shares an existing cache of the same size class, as
- *    pidx_sl_32 shares kmalloc-32 in the kernel;
+ *    pidx_sl_64 shares kmalloc-64 in the kernel;
  *  - kmalloc-8 ... kmalloc-8k (with -96 and -192), pages beyond; kvmalloc()
  *    falls back to vmalloc() beyond MAX_ORDER, mapped apart.
  *
