@@ -13,6 +13,8 @@
 static struct kmem_cache *pidx_pid_cache;
 /* objects not yet given back: the module's exit says if any are left */
 static atomic_long_t pidx_pid_count;
+/* allocations refused since load: an operation that failed for memory */
+static atomic_long_t pidx_pid_nomem;
 
 int pidx_pid_cache_init(void)
 {
@@ -39,6 +41,8 @@ struct pidx_pid *pidx_pid_new(gfp_t gfp)
 
 	if (pid)
 		atomic_long_inc(&pidx_pid_count);
+	else
+		atomic_long_inc(&pidx_pid_nomem);
 	return pid;
 }
 
@@ -74,4 +78,9 @@ void pidx_pid_free(struct pidx_pid *pid)
 long pidx_pid_live(void)
 {
 	return atomic_long_read(&pidx_pid_count);
+}
+
+long pidx_pid_failed(void)
+{
+	return atomic_long_read(&pidx_pid_nomem);
 }

@@ -48,6 +48,7 @@ struct pidx_pid *pidx_pid_new(gfp_t gfp);
 void pidx_pid_set(struct pidx_pid *pid, u32 nr);
 void pidx_pid_free(struct pidx_pid *pid);
 long pidx_pid_live(void);
+long pidx_pid_failed(void);
 
 /*
  * The read a lookup's caller makes, as pid_nr_ns() reads upid->nr: the

@@ -31,6 +31,7 @@
 #include <linux/smp.h>
 #include <linux/topology.h>
 #include "pidx_hooks.h"
+#include "pidx_pid.h"
 #include "pidx_sched.h"
 #include "pidx_substrate.h"
 
@@ -72,6 +73,16 @@ static int pidx_nomem_alloc_publish(struct pidx_index *idx, void *value, u32 *nr
 static int pidx_nomem_remove(struct pidx_index *idx, u32 pid)
 {
 	return pidx_nomem_seen(pidx_nomem_real->remove(idx, pid));
+}
+
+/*
+ * -ENOMEMs so far: the index's, and the engine's struct pid objects that
+ * could not be had, as alloc_pid() fails with -ENOMEM when its
+ * kmem_cache_alloc() does.
+ */
+static long pidx_nomem_read(void)
+{
+	return atomic_long_read(&pidx_nomem_count) + pidx_pid_failed();
 }
 
 static const struct pidx_ops *pidx_nomem_wrap(const struct pidx_ops *ops)
@@ -334,7 +345,7 @@ int pidx_storm_one(const struct pidx_ops *ops, const struct pidx_config *cfg,
 		.cfg = cfg,
 		.shape = shape,
 	};
-	long nomem_start = atomic_long_read(&pidx_nomem_count), nomem_filled;
+	long nomem_start = pidx_nomem_read(), nomem_filled;
 	struct pidx_result *res;
 	long mem_before = atomic_long_read(&pidx_mem.bytes);
 	u64 t0 = 0, t1 = 0;
@@ -353,7 +364,7 @@ int pidx_storm_one(const struct pidx_ops *ops, const struct pidx_config *cfg,
 	ret = pidx_prepare(&s);
 	if (ret)
 		goto out;
-	nomem_filled = atomic_long_read(&pidx_nomem_count);
+	nomem_filled = pidx_nomem_read();
 	s.workers[0].stall_ms = min(xchg(ctx->stall_test_ms, 0),
 				    PIDX_STALL_TEST_MAX_MS);
 
@@ -409,7 +420,7 @@ int pidx_storm_one(const struct pidx_ops *ops, const struct pidx_config *cfg,
 	}
 	if (ctx->faults)
 		pidx_label_faults(res, nomem_filled - nomem_start,
-				  atomic_long_read(&pidx_nomem_count) - nomem_filled);
+				  pidx_nomem_read() - nomem_filled);
 out:
 	pidx_pmu_close_all(&s);
 	pidx_storm_end(&s, res, mem_before, ret);
