@@ -109,6 +109,22 @@ static u32 pidx_st_next_held(struct pidx_oracle *o, u32 pid)
 }
 
 /*
+ * publish() of a number nobody holds is refused with -ENOENT and changes
+ * nothing: the number stays absent to lookup() and find_ge().
+ */
+static void pidx_st_publish_absent(struct pidx_st *st, struct pidx_index *idx,
+				   struct pidx_oracle *o, u32 pid)
+{
+	CHECK_EQ(st, st->ops->publish(idx, pid, pidx_oracle_val(o, pid)), -ENOENT,
+		 "publish of an absent number");
+	CHECK_EQ(st, pidx_st_lookup(st, idx, pid), NULL,
+		 "lookup after publish of an absent number");
+	CHECK_EQ(st, pidx_st_find_ge(st, idx, pid), pidx_oracle_find_ge(o, pid),
+		 "find_ge after publish of an absent number");
+	CHECK_EQ(st, st->ops->verify(idx), 0, "verify after publish of an absent number");
+}
+
+/*
  * The two phases of the map (pidx.h): a reservation is held but invisible
  * to lookup() and find_ge(), publish() makes its value visible, the
  * publishes the contract refuses change nothing, and a number removed and
@@ -188,26 +204,14 @@ void pidx_st_map(struct pidx_st *st)
 	CHECK_EQ(st, st->ops->verify(idx), 0, "verify after a second publish");
 	x = pidx_st_peek_alloc(&o);
 	if (x >= 0 && !ranges) {
-		CHECK_EQ(st, st->ops->publish(idx, x, pidx_oracle_val(&o, x)), -ENOENT,
-			 "publish of the number alloc hands out next, absent");
-		CHECK_EQ(st, pidx_st_lookup(st, idx, x), NULL,
-			 "lookup after publish of an absent number");
-		CHECK_EQ(st, pidx_st_find_ge(st, idx, x), pidx_oracle_find_ge(&o, x),
-			 "find_ge after publish of an absent number");
-		CHECK_EQ(st, st->ops->verify(idx), 0, "verify after publish of an absent number");
+		pidx_st_publish_absent(st, idx, &o, x);
 		got = st->ops->alloc(idx, GFP_KERNEL);
 		CHECK_EQ(st, got, pidx_oracle_want(&o, got, ranges),
 			 "alloc of the number a refused publish left absent");
 	}
 	/* from per-CPU ranges, alloc may have handed out anything */
 	free_k = find_next_zero_bit(o.bits, pid_max, 700);
-	CHECK_EQ(st, st->ops->publish(idx, free_k, pidx_oracle_val(&o, free_k)), -ENOENT,
-		 "publish of an absent number");
-	CHECK_EQ(st, pidx_st_lookup(st, idx, free_k), NULL,
-		 "lookup after publish of an absent number");
-	CHECK_EQ(st, pidx_st_find_ge(st, idx, free_k), pidx_oracle_find_ge(&o, free_k),
-		 "find_ge after publish of an absent number");
-	CHECK_EQ(st, st->ops->verify(idx), 0, "verify after publish of an absent number");
+	pidx_st_publish_absent(st, idx, &o, free_k);
 	CHECK_EQ(st, st->ops->insert(idx, free_k, GFP_KERNEL), pidx_oracle_insert(&o, free_k),
 		 "insert of the number a refused publish left absent");
 	CHECK_EQ(st, st->ops->publish(idx, 0, pidx_oracle_val(&o, 0)), -ENOENT,

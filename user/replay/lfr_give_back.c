@@ -13,29 +13,9 @@
 #include "replay.h"
 
 static __thread int is_p;
-static int armed, wrong;
+static int armed;
 /* the values: 4-aligned objects the index never reads */
 static long obj_p, obj_c;
-
-/* lookup() as its callers make it, under rcu_read_lock() */
-static void *look(u32 pid)
-{
-	void *v;
-
-	rcu_read_lock();
-	v = ops->lookup(idx, pid);
-	rcu_read_unlock();
-	return v;
-}
-
-static void expect(const char *what, long got, long want)
-{
-	printk("%s -> %ld%s\n", what, got, got == want ? "" : ", WRONG");
-	if (got != want) {
-		printk("  expected %ld\n", want);
-		wrong++;
-	}
-}
 
 void __real_pidx_pidmap_release(struct pidx_pidmap *pm, u32 k);
 void __wrap_pidx_pidmap_release(struct pidx_pidmap *pm, u32 k)
@@ -60,14 +40,14 @@ static void *thread_c(void *arg)
 	rcu_register_thread();
 	kc_set_cpu(1);
 	h_wait(0);
-	expect("C: insert(5)", ops->insert(idx, 5, GFP_KERNEL), 0);
-	expect("C: lookup(5), reserved (0: NULL)", (long)look(5), 0);
-	expect("C: find_ge(0), nothing published", ops->find_ge(idx, 0), -ENOENT);
-	expect("C: publish(5)", ops->publish(idx, 5, &obj_c), 0);
-	expect("C: lookup(5) == &obj_c", look(5) == &obj_c, 1);
-	expect("C: find_ge(0)", ops->find_ge(idx, 0), 5);
-	expect("C: remove(5)", ops->remove(idx, 5), 0);
-	expect("C: publish(5), removed", ops->publish(idx, 5, &obj_c), -ENOENT);
+	replay_expect("C: insert(5)", ops->insert(idx, 5, GFP_KERNEL), 0);
+	replay_expect("C: lookup(5), reserved (0: NULL)", (long)replay_lookup(5), 0);
+	replay_expect("C: find_ge(0), nothing published", ops->find_ge(idx, 0), -ENOENT);
+	replay_expect("C: publish(5)", ops->publish(idx, 5, &obj_c), 0);
+	replay_expect("C: lookup(5) == &obj_c", replay_lookup(5) == &obj_c, 1);
+	replay_expect("C: find_ge(0)", ops->find_ge(idx, 0), 5);
+	replay_expect("C: remove(5)", ops->remove(idx, 5), 0);
+	replay_expect("C: publish(5), removed", ops->publish(idx, 5, &obj_c), -ENOENT);
 	h_post(1);
 	rcu_unregister_thread();
 	return NULL;
@@ -94,14 +74,14 @@ int demo_main(void)
 	is_p = 1; armed = 1;
 	pid = ops->alloc(idx, GFP_ATOMIC);
 	is_p = 0;
-	expect("P: alloc(GFP_ATOMIC), no leaf and no memory", pid, -ENOMEM);
+	replay_expect("P: alloc(GFP_ATOMIC), no leaf and no memory", pid, -ENOMEM);
 	h_join(tc);
-	expect("P: publish(1), not held", ops->publish(idx, 1, &obj_p), -ENOENT);
-	expect("lookup(5), removed (0: NULL)", (long)look(5), 0);
-	expect("find_ge(0)", ops->find_ge(idx, 0), -ENOENT);
+	replay_expect("P: publish(1), not held", ops->publish(idx, 1, &obj_p), -ENOENT);
+	replay_expect("lookup(5), removed (0: NULL)", (long)replay_lookup(5), 0);
+	replay_expect("find_ge(0)", ops->find_ge(idx, 0), -ENOENT);
 	bad = ops->verify(idx);
 	printk("verify: %u violations\n", bad);
 	ops->destroy(idx);
 	printk("pidx_mem.bytes after destroy: %ld\n", atomic_long_read(&pidx_mem.bytes));
-	return bad || wrong || atomic_long_read(&pidx_mem.bytes);
+	return bad || replay_wrong || atomic_long_read(&pidx_mem.bytes);
 }

@@ -21,7 +21,7 @@
 #define Z	200	/* another word's, to take W's spare */
 
 static __thread int is_reader;
-static int armed, wrong;
+static int armed;
 static unsigned long *x_slot;
 /* the values: 4-aligned objects the index never reads */
 static long obj_x, obj_y, obj_z;
@@ -36,25 +36,6 @@ void __wrap___pidx_visit(const void *p, size_t len, bool node)
 	h_wait(1);
 }
 
-static void expect(const char *what, long got, long want)
-{
-	printk("%s -> %ld%s\n", what, got, got == want ? "" : ", WRONG");
-	if (got != want) {
-		printk("  expected %ld\n", want);
-		wrong++;
-	}
-}
-
-static void *look(u32 pid)
-{
-	void *v;
-
-	rcu_read_lock();
-	v = ops->lookup(idx, pid);
-	rcu_read_unlock();
-	return v;
-}
-
 static void *thread_w(void *arg)
 {
 	struct lfr *lf = to_lfr(idx);
@@ -62,17 +43,17 @@ static void *thread_w(void *arg)
 
 	rcu_register_thread();
 	kc_set_cpu(1);
-	expect("W: insert(200)", ops->insert(idx, Z, GFP_KERNEL), 0);
-	expect("W: publish(200)", ops->publish(idx, Z, &obj_z), 0);
+	replay_expect("W: insert(200)", ops->insert(idx, Z, GFP_KERNEL), 0);
+	replay_expect("W: publish(200)", ops->publish(idx, Z, &obj_z), 0);
 	if (!h_wait_ms(0, 5000)) {
 		printk("FAIL: the reader never stopped between its leaf and its slot\n");
-		wrong++;
+		replay_wrong++;
 		rcu_unregister_thread();
 		return NULL;
 	}
-	expect("W: remove(5)", ops->remove(idx, X), 0);
-	expect("W: insert(69)", ops->insert(idx, Y, GFP_KERNEL), 0);
-	expect("W: publish(69)", ops->publish(idx, Y, &obj_y), 0);
+	replay_expect("W: remove(5)", ops->remove(idx, X), 0);
+	replay_expect("W: insert(69)", ops->insert(idx, Y, GFP_KERNEL), 0);
+	replay_expect("W: publish(69)", ops->publish(idx, Y, &obj_y), 0);
 	leaf = READ_ONCE(*lfr_leaf_ref(lf, Y)) & ~LFR_RETIRING;
 	printk("W: word 1's leaf is %s\n",
 	       &((struct lfr_leaf *)leaf)->slot[Y & LFR_MASK] == x_slot ?
@@ -94,9 +75,9 @@ int demo_main(void)
 	kc_set_cpu(0);
 	ops = &pidx_lfradix_ops;
 	idx = ops->create(&p);
-	expect("R: insert(5)", ops->insert(idx, X, GFP_KERNEL), 0);
-	expect("R: publish(5)", ops->publish(idx, X, &obj_x), 0);
-	expect("R: lookup(5) == &obj_x", look(X) == &obj_x, 1);
+	replay_expect("R: insert(5)", ops->insert(idx, X, GFP_KERNEL), 0);
+	replay_expect("R: publish(5)", ops->publish(idx, X, &obj_x), 0);
+	replay_expect("R: lookup(5) == &obj_x", replay_lookup(X) == &obj_x, 1);
 	x_slot = lfr_slot(to_lfr(idx), X);
 	/* keys change only while no other thread runs */
 	static_branch_enable(&pidx_visits_on);
@@ -114,18 +95,18 @@ int demo_main(void)
 	       v == &obj_y ? "y's value" : "an unknown pointer");
 	if (v == &obj_y) {
 		printk("FAIL: a reader of 5 got 69's object from a leaf reused for another word\n");
-		wrong++;
+		replay_wrong++;
 	} else if (v) {
 		printk("FAIL: a reader of 5 got a value after 5 was removed\n");
-		wrong++;
+		replay_wrong++;
 	}
-	expect("lookup(5), removed (0: NULL)", (long)look(X), 0);
-	expect("lookup(69) == &obj_y", look(Y) == &obj_y, 1);
-	expect("lookup(200) == &obj_z", look(Z) == &obj_z, 1);
-	expect("find_ge(0)", ops->find_ge(idx, 0), Y);
+	replay_expect("lookup(5), removed (0: NULL)", (long)replay_lookup(X), 0);
+	replay_expect("lookup(69) == &obj_y", replay_lookup(Y) == &obj_y, 1);
+	replay_expect("lookup(200) == &obj_z", replay_lookup(Z) == &obj_z, 1);
+	replay_expect("find_ge(0)", ops->find_ge(idx, 0), Y);
 	bad = ops->verify(idx);
 	printk("verify: %u violations\n", bad);
 	ops->destroy(idx);
 	printk("pidx_mem.bytes after destroy: %ld\n", atomic_long_read(&pidx_mem.bytes));
-	return bad || wrong || atomic_long_read(&pidx_mem.bytes);
+	return bad || replay_wrong || atomic_long_read(&pidx_mem.bytes);
 }

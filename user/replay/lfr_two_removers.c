@@ -15,29 +15,9 @@ int usleep(unsigned int);
 #include "replay.h"
 
 static __thread int is_r;
-static int calls, wrong;
+static int calls;
 /* the values: 4-aligned objects the index never reads */
 static long obj_r, obj_c;
-
-/* lookup() as its callers make it, under rcu_read_lock() */
-static void *look(u32 pid)
-{
-	void *v;
-
-	rcu_read_lock();
-	v = ops->lookup(idx, pid);
-	rcu_read_unlock();
-	return v;
-}
-
-static void expect(const char *what, long got, long want)
-{
-	printk("%s -> %ld%s\n", what, got, got == want ? "" : ", WRONG");
-	if (got != want) {
-		printk("  expected %ld\n", want);
-		wrong++;
-	}
-}
 
 bool __real_pidx_pidmap_word_unclaimed(struct pidx_pidmap *pm, unsigned int w);
 bool __wrap_pidx_pidmap_word_unclaimed(struct pidx_pidmap *pm, unsigned int w)
@@ -64,10 +44,10 @@ static void *thread_c(void *arg)
 	h_wait(0);
 	pid = ops->alloc(idx, GFP_KERNEL);
 	printk("C: alloc -> %d\n", pid);
-	expect("C: lookup of the reservation (0: NULL)", (long)look(pid), 0);
-	expect("C: publish", ops->publish(idx, pid, &obj_c), 0);
-	expect("C: publish again", ops->publish(idx, pid, &obj_r), -EEXIST);
-	expect("C: lookup == &obj_c", look(pid) == &obj_c, 1);
+	replay_expect("C: lookup of the reservation (0: NULL)", (long)replay_lookup(pid), 0);
+	replay_expect("C: publish", ops->publish(idx, pid, &obj_c), 0);
+	replay_expect("C: publish again", ops->publish(idx, pid, &obj_r), -EEXIST);
+	replay_expect("C: lookup == &obj_c", replay_lookup(pid) == &obj_c, 1);
 	h_post(1);
 	h_wait(2);
 	r = ops->remove(idx, pid);
@@ -94,20 +74,20 @@ int demo_main(void)
 	size_t empty = ops->mem_bytes(idx);
 	pid = ops->alloc(idx, GFP_KERNEL);
 	printk("R: alloc -> %d\n", pid);
-	expect("R: publish", ops->publish(idx, pid, &obj_r), 0);
-	expect("R: lookup == &obj_r", look(pid) == &obj_r, 1);
+	replay_expect("R: publish", ops->publish(idx, pid, &obj_r), 0);
+	replay_expect("R: lookup == &obj_r", replay_lookup(pid) == &obj_r, 1);
 	tc = h_start(thread_c);
 	is_r = 1;
 	printk("R: remove(%d) -> %d\n", pid, ops->remove(idx, pid));
 	is_r = 0;
 	h_join(tc);
-	expect("lookup(1), removed (0: NULL)", (long)look(1), 0);
-	expect("find_ge(0)", ops->find_ge(idx, 0), -ENOENT);
+	replay_expect("lookup(1), removed (0: NULL)", (long)replay_lookup(1), 0);
+	replay_expect("find_ge(0)", ops->find_ge(idx, 0), -ENOENT);
 	bad = ops->verify(idx);
 	mem = ops->mem_bytes(idx);
 	printk("verify: %u violations; mem_bytes %zu, empty index %zu\n",
 	       bad, mem, empty);
 	ops->destroy(idx);
 	printk("pidx_mem.bytes after destroy: %ld\n", atomic_long_read(&pidx_mem.bytes));
-	return bad || wrong || mem > empty || atomic_long_read(&pidx_mem.bytes);
+	return bad || replay_wrong || mem > empty || atomic_long_read(&pidx_mem.bytes);
 }
