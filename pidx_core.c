@@ -34,16 +34,22 @@ static int __init pidx_init(void)
 	int ret, old_mark;
 
 	pidx_defaults(&pidx_state.cfg);
+	/*
+	 * Before fault injection is marked: kmem_cache_create() reports its
+	 * own failure with a stack dump that no gfp flag quiets, which a
+	 * checker kernel's run counts as a kernel problem.
+	 */
+	ret = pidx_pid_cache_init();
+	if (ret) {
+		pr_info("pidx: not loaded: %d\n", ret);
+		return ret;
+	}
 	/* fault_inject=8 at insmod: init's own allocations may fail */
 	old_mark = pidx_fault_mark(pidx_fault_inject & PIDX_FAULT_LOAD);
-	ret = pidx_pid_cache_init();
-	if (!ret) {
-		ret = pidx_debugfs_init(&pidx_state);
-		if (ret)
-			pidx_pid_cache_exit();
-	}
+	ret = pidx_debugfs_init(&pidx_state);
 	pidx_fault_restore(old_mark);
 	if (ret) {
+		pidx_pid_cache_exit();
 		pr_info("pidx: not loaded: %d\n", ret);
 		return ret;
 	}
