@@ -331,6 +331,54 @@ class Report:
                          f"{'**changed**' if changed else ''} |")
         return "\n".join(lines) + "\n"
 
+    def moved_md(self):
+        """Each index's median ratio to idr in the previous reference and
+        here, at every headline configuration both runs measured: how a
+        change of the engine or the contract moved the comparison."""
+        if not self.previous:
+            return ""
+        name, prev = self.previous
+        out = [f"## Ratios to idr against {name}", "",
+               f"Each index's median ratio to idr in `{name}` and here "
+               "(before → now), where both runs have the configuration on "
+               "the same substrate; idr's own column is its median now "
+               "over its median then, runs of different days that no "
+               "pairing cancels, so a host's drift is in it.", ""]
+        seen = False
+        for sub in [s for s in self.subs if s in prev.subs]:
+            keys = [k for k in self.keys_order()
+                    if sub in self.head[k] and sub in prev.head.get(k, {})]
+            names = [n for n in self.indexes if n != "idr" and any(
+                n in self.head[k][sub] and n in prev.head[k][sub]
+                for k in keys)]
+            if not keys or not names:
+                continue
+            seen = True
+            what = metric_of(sub)[1]
+            out += [f"#### {SUBSTRATE_SHORT[sub]} ({what})", "",
+                    "| workload | keys | idr now / then | " +
+                    " | ".join(names) + " |",
+                    "|" + "---|" * (len(names) + 3)]
+            for k in keys:
+                now, then = self.head[k][sub], prev.head[k][sub]
+                idr = ""
+                if "idr" in now and "idr" in then:
+                    idr = fmt(now["idr"].idr_value.median /
+                              then["idr"].idr_value.median)
+                cells = []
+                for n in names:
+                    c, b = now.get(n), then.get(n)
+                    if c and b and c.iv and b.iv:
+                        cells.append(f"{fmt(b.iv.median)} → "
+                                     f"{fmt(c.iv.median)}")
+                    else:
+                        cells.append("")
+                klab = fmt_keys(k[1]) + (f" ({k[2]})" if k[2] else "")
+                out.append(f"| {k[0]} | {klab} | {idr} | " +
+                           " | ".join(cells) + " |")
+            out.append("")
+        return "\n".join(out) if seen else ""
+
     def memory_md(self):
         """Bytes per key after a lookup storm: a table per substrate and
         live-set shape, a column per keys size and its pid_max."""
@@ -502,6 +550,7 @@ class Report:
             self.repeats_note(),
             "",
             self.headline_md(),
+            self.moved_md(),
             "## Memory",
             "",
             self.memory_md(),
