@@ -234,15 +234,24 @@ int pidx_st_find_ge(struct pidx_st *st, struct pidx_index *idx, u32 pid)
 
 /*
  * publish() of a fresh value (pidx_oracle_val()) in the index and in the
- * oracle: the index's return, and at @want the oracle's.
+ * oracle: the index's return, and at @want the oracle's.  An odd number is
+ * published with interrupts off where the index allows it (pidx.h: any
+ * context), so that a debug kernel sees publish() never sleep there.
  */
 int pidx_st_publish(struct pidx_st *st, struct pidx_index *idx,
 		    struct pidx_oracle *o, u32 pid, int *want)
 {
 	void *v = pidx_oracle_val(o, pid);
+	unsigned long flags;
+	int ret;
 
 	*want = pidx_oracle_publish(o, pid, v);
-	return st->ops->publish(idx, pid, v);
+	if (st->ops->writers_need_irqs_on || !(pid & 1))
+		return st->ops->publish(idx, pid, v);
+	local_irq_save(flags);
+	ret = st->ops->publish(idx, pid, v);
+	local_irq_restore(flags);
+	return ret;
 }
 
 /*

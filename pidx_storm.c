@@ -259,9 +259,11 @@ int pidx_storm_setup(struct pidx_storm *s, const char **why)
 }
 
 /*
- * How often the prefill asks again for a number whose allocation failed
- * before it gives up: a passing shortage (or an injected failure) costs a
- * retry, a lasting one fails the run before any storm, saying why in
+ * How often the prefill asks again for a key's object, and then for its
+ * number, whose allocation failed, before it gives up: each gets its own
+ * tries, as a key's two allocations would otherwise fail together far
+ * more often than one.  A passing shortage (or an injected failure) costs
+ * a retry, a lasting one fails the run before any storm, saying why in
  * testcase, and the part-built index is destroyed unstormed.  Like the rest
  * of a run's setup (create, the key, ring and latency arrays) it passes
  * GFP_KERNEL without __GFP_NOWARN: a failure there is no counted operation
@@ -302,13 +304,23 @@ static int pidx_prefill_misordered(struct pidx_storm *s, u32 i, int pid,
  */
 static int pidx_prefill_one(struct pidx_storm *s, u32 i, u32 key)
 {
-	struct pidx_pid *pid = pidx_pid_new(GFP_KERNEL);
-	int nr;
+	struct pidx_pid *pid = NULL;
+	unsigned int tries;
+	int nr = -ENOMEM;
 
+	for (tries = 0; !pid && tries < PIDX_PREFILL_TRIES; tries++) {
+		if (tries)
+			cond_resched();
+		pid = pidx_pid_new(GFP_KERNEL);
+	}
 	if (!pid)
 		return -ENOMEM;
-	nr = key ? s->ops->insert(s->idx, key, GFP_KERNEL) :
-		   s->ops->alloc(s->idx, GFP_KERNEL);
+	for (tries = 0; nr == -ENOMEM && tries < PIDX_PREFILL_TRIES; tries++) {
+		if (tries)
+			cond_resched();
+		nr = key ? s->ops->insert(s->idx, key, GFP_KERNEL) :
+			   s->ops->alloc(s->idx, GFP_KERNEL);
+	}
 	if (nr < 0) {
 		pidx_pid_free(pid);
 		return nr;
@@ -339,7 +351,6 @@ static int pidx_prefill_shape(struct pidx_storm *s)
 {
 	const struct pidx_config *cfg = s->cfg;
 	int ret, node = NUMA_NO_NODE;
-	unsigned int tries;
 	u32 i, key;
 
 	for (i = 0; i < s->nkeys; i++) {
@@ -352,10 +363,6 @@ static int pidx_prefill_shape(struct pidx_storm *s)
 			pidx_prefill_move(node);
 		}
 		ret = pidx_prefill_one(s, i, key);
-		for (tries = 1; ret == -ENOMEM && tries < PIDX_PREFILL_TRIES; tries++) {
-			cond_resched();
-			ret = pidx_prefill_one(s, i, key);
-		}
 		if (ret == -ENOMEM) {
 			snprintf(pidx_storm_why, sizeof(pidx_storm_why),
 				 "prefill of %s: no memory for key %u of %u in %u tries: not stormed",
@@ -382,7 +389,7 @@ static int pidx_prefill_shape(struct pidx_storm *s)
 int pidx_prefill(struct pidx_storm *s)
 {
 	const struct pidx_config *cfg = s->cfg;
-	unsigned int tries, cpu = raw_smp_processor_id();
+	unsigned int cpu = raw_smp_processor_id();
 	bool moved = false;
 	u32 i;
 
@@ -404,10 +411,6 @@ int pidx_prefill(struct pidx_storm *s)
 		    (!i || !((i + 1) & 63)))
 			pidx_prefill_move(pidx_mem_node(cfg->node, i + 1));
 		pid = pidx_prefill_one(s, i, 0);
-		for (tries = 1; pid == -ENOMEM && tries < PIDX_PREFILL_TRIES; tries++) {
-			cond_resched();
-			pid = pidx_prefill_one(s, i, 0);
-		}
 		if (pid == -ENOMEM) {
 			snprintf(pidx_storm_why, sizeof(pidx_storm_why),
 				 "prefill of %s: no memory for key %u of %u in %u tries: not stormed",
