@@ -379,6 +379,37 @@ class Report:
             out.append("")
         return "\n".join(out) if seen else ""
 
+    def moved_lines(self):
+        """moved_md() in short, for the README: lookup and fork on the
+        cache-true substrates at the largest keys size of each
+        configuration that both runs measured."""
+        if not self.previous:
+            return []
+        prev = self.previous[1]
+        best = {}
+        for sub in ("kernel-native", "user-native", "cachegrind"):
+            for k in self.keys_order():
+                if k[0] not in ("lookup", "fork") or \
+                        sub not in self.head[k] or \
+                        sub not in prev.head.get(k, {}):
+                    continue
+                g = (sub, k[0], k[2])
+                if g not in best or k[1] > best[g][1]:
+                    best[g] = k
+        out = []
+        for (sub, wl, extra), k in best.items():
+            now, then = self.head[k][sub], prev.head[k][sub]
+            pairs = [f"{n} {fmt(then[n].iv.median)} → "
+                     f"{fmt(now[n].iv.median)}"
+                     for n in self.indexes if n != "idr" and n in now
+                     and n in then and now[n].iv and then[n].iv]
+            if pairs:
+                what = f"{wl}{', ' + extra if extra else ''}, " \
+                    f"{fmt_keys(k[1])} ({SUBSTRATE_SHORT[sub]}, " \
+                    f"{metric_of(sub)[1]})"
+                out.append(f"{what}: " + "; ".join(pairs))
+        return out
+
     def memory_md(self):
         """Bytes per key after a lookup storm: a table per substrate and
         live-set shape, a column per keys size and its pid_max."""
@@ -650,6 +681,12 @@ class Report:
                          f"{SUBSTRATE_SHORT.get(v.substrate, '-')} | "
                          f"{fmt_interval(v.iv)} | {t['op']} "
                          f"{fmt(t['threshold'])} | {v.verdict} |")
+        moved = self.moved_lines()
+        if moved:
+            lines += ["", f"Median ratio to idr in `{self.previous[0]}`"
+                      " → here, lookup and fork at the largest keys size "
+                      "both measured, on the cache-true substrates:", ""]
+            lines += [f"- {x}" for x in moved]
         answers = self.traffic.answers()
         if answers:
             lines += ["", "Skewed and recorded traffic:", ""]
