@@ -331,13 +331,28 @@ class Report:
                          f"{'**changed**' if changed else ''} |")
         return "\n".join(lines) + "\n"
 
+    def _both(self, k, sub):
+        """(now, then): the cells of configuration k on sub here and in the
+        previous reference, or None where either run lacks it."""
+        then = self.previous[1].head.get(k, {}).get(sub)
+        now = self.head[k].get(sub)
+        return (now, then) if now and then else None
+
+    @staticmethod
+    def _moved(now, then, name):
+        """An index's median ratio to idr then and now, 'b → c', or None."""
+        c, b = now.get(name), then.get(name)
+        if not (c and b and c.iv and b.iv):
+            return None
+        return f"{fmt(b.iv.median)} → {fmt(c.iv.median)}"
+
     def moved_md(self):
         """Each index's median ratio to idr in the previous reference and
         here, at every headline configuration both runs measured: how a
         change of the engine or the contract moved the comparison."""
         if not self.previous:
             return ""
-        name, prev = self.previous
+        name = self.previous[0]
         out = [f"## Ratios to idr against {name}", "",
                f"Each index's median ratio to idr in `{name}` and here "
                "(before → now), where both runs have the configuration on "
@@ -345,12 +360,10 @@ class Report:
                "over its median then, runs of different days that no "
                "pairing cancels, so a host's drift is in it.", ""]
         seen = False
-        for sub in [s for s in self.subs if s in prev.subs]:
-            keys = [k for k in self.keys_order()
-                    if sub in self.head[k] and sub in prev.head.get(k, {})]
+        for sub in [s for s in self.subs if s in self.previous[1].subs]:
+            keys = [k for k in self.keys_order() if self._both(k, sub)]
             names = [n for n in self.indexes if n != "idr" and any(
-                n in self.head[k][sub] and n in prev.head[k][sub]
-                for k in keys)]
+                self._moved(*self._both(k, sub), n) for k in keys)]
             if not keys or not names:
                 continue
             seen = True
@@ -360,19 +373,12 @@ class Report:
                     " | ".join(names) + " |",
                     "|" + "---|" * (len(names) + 3)]
             for k in keys:
-                now, then = self.head[k][sub], prev.head[k][sub]
+                now, then = self._both(k, sub)
                 idr = ""
                 if "idr" in now and "idr" in then:
                     idr = fmt(now["idr"].idr_value.median /
                               then["idr"].idr_value.median)
-                cells = []
-                for n in names:
-                    c, b = now.get(n), then.get(n)
-                    if c and b and c.iv and b.iv:
-                        cells.append(f"{fmt(b.iv.median)} → "
-                                     f"{fmt(c.iv.median)}")
-                    else:
-                        cells.append("")
+                cells = [self._moved(now, then, n) or "" for n in names]
                 klab = fmt_keys(k[1]) + (f" ({k[2]})" if k[2] else "")
                 out.append(f"| {k[0]} | {klab} | {idr} | " +
                            " | ".join(cells) + " |")
@@ -385,24 +391,20 @@ class Report:
         configuration that both runs measured."""
         if not self.previous:
             return []
-        prev = self.previous[1]
         best = {}
         for sub in ("kernel-native", "user-native", "cachegrind"):
             for k in self.keys_order():
-                if k[0] not in ("lookup", "fork") or \
-                        sub not in self.head[k] or \
-                        sub not in prev.head.get(k, {}):
+                if k[0] not in ("lookup", "fork") or not self._both(k, sub):
                     continue
                 g = (sub, k[0], k[2])
                 if g not in best or k[1] > best[g][1]:
                     best[g] = k
         out = []
         for (sub, wl, extra), k in best.items():
-            now, then = self.head[k][sub], prev.head[k][sub]
-            pairs = [f"{n} {fmt(then[n].iv.median)} → "
-                     f"{fmt(now[n].iv.median)}"
-                     for n in self.indexes if n != "idr" and n in now
-                     and n in then and now[n].iv and then[n].iv]
+            now, then = self._both(k, sub)
+            pairs = [f"{n} {self._moved(now, then, n)}"
+                     for n in self.indexes
+                     if n != "idr" and self._moved(now, then, n)]
             if pairs:
                 what = f"{wl}{', ' + extra if extra else ''}, " \
                     f"{fmt_keys(k[1])} ({SUBSTRATE_SHORT[sub]}, " \
