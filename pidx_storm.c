@@ -297,6 +297,16 @@ static int pidx_prefill_misordered(struct pidx_storm *s, u32 i, int pid,
 	return -EUCLEAN;
 }
 
+/* Key #@i's object or number could not be had in all its tries: why. */
+static int pidx_prefill_nomem(struct pidx_storm *s, u32 i)
+{
+	snprintf(pidx_storm_why, sizeof(pidx_storm_why),
+		 "prefill of %s: no memory for key %u of %u in %u tries: not stormed",
+		 s->ops->name, i + 1, s->nkeys, PIDX_PREFILL_TRIES);
+	pr_err("pidx: %s\n", pidx_storm_why);
+	return -ENOMEM;
+}
+
 /*
  * Key #@i of the prefill reserved (by alloc() where @key is 0, insert()
  * otherwise), given its object and published: the number, or an error.
@@ -314,7 +324,7 @@ static int pidx_prefill_one(struct pidx_storm *s, u32 i, u32 key)
 		pid = pidx_pid_new(GFP_KERNEL);
 	}
 	if (!pid)
-		return -ENOMEM;
+		return pidx_prefill_nomem(s, i);
 	for (tries = 0; nr == -ENOMEM && tries < PIDX_PREFILL_TRIES; tries++) {
 		if (tries)
 			cond_resched();
@@ -323,7 +333,7 @@ static int pidx_prefill_one(struct pidx_storm *s, u32 i, u32 key)
 	}
 	if (nr < 0) {
 		pidx_pid_free(pid);
-		return nr;
+		return nr == -ENOMEM ? pidx_prefill_nomem(s, i) : nr;
 	}
 	if (key)
 		nr = key;
@@ -363,12 +373,6 @@ static int pidx_prefill_shape(struct pidx_storm *s)
 			pidx_prefill_move(node);
 		}
 		ret = pidx_prefill_one(s, i, key);
-		if (ret == -ENOMEM) {
-			snprintf(pidx_storm_why, sizeof(pidx_storm_why),
-				 "prefill of %s: no memory for key %u of %u in %u tries: not stormed",
-				 s->ops->name, i + 1, s->nkeys, PIDX_PREFILL_TRIES);
-			pr_err("pidx: %s\n", pidx_storm_why);
-		}
 		if (ret < 0) {
 			pr_err("pidx: %s: prefill insert of %u returned %d\n",
 			       s->ops->name, key, ret);
@@ -411,12 +415,6 @@ int pidx_prefill(struct pidx_storm *s)
 		    (!i || !((i + 1) & 63)))
 			pidx_prefill_move(pidx_mem_node(cfg->node, i + 1));
 		pid = pidx_prefill_one(s, i, 0);
-		if (pid == -ENOMEM) {
-			snprintf(pidx_storm_why, sizeof(pidx_storm_why),
-				 "prefill of %s: no memory for key %u of %u in %u tries: not stormed",
-				 s->ops->name, i + 1, s->nkeys, PIDX_PREFILL_TRIES);
-			pr_err("pidx: %s\n", pidx_storm_why);
-		}
 		if (pid < 0)
 			return pid;
 		/* sticky: a move there and back still mixed two CPUs' ranges */
