@@ -61,6 +61,19 @@
  *               reports each with pr_err().
  *  - mem_bytes(): memory the index holds now, in bytes (not the values'
  *               objects, which are the caller's).
+ *  - alloc_publish_levels(), publish_levels(), remove_levels(): optional;
+ *               the same steps over the @n instances of one level group
+ *               (PID namespace levels, pidx_params.group), idx[0] the first
+ *               level's, as alloc_pid() and free_pid() take them under
+ *               pidmap_lock, which all namespaces share: alloc_publish()
+ *               reserving in every level, deepest first, and publishing in
+ *               all, as one step (on an error no level holds a number);
+ *               publish() of nr[i] in every level as one step (all or
+ *               none: -ENOENT or -EEXIST as publish()'s, and a refusal
+ *               leaves every level as it was); remove() of nr[i] in every level as one step (0, or
+ *               -ENOENT when some level did not hold its number; the others
+ *               are removed).  An index without them is driven level by
+ *               level through its one-instance writers.
  *  - set_cursor(): optional; with no writer running, after a prefill by
  *               insert(): the next alloc() searches from @next (in [1,
  *               pid_max]), as after idr_set_cursor().  The engine puts the
@@ -72,8 +85,9 @@
  * A value is a non-NULL pointer aligned to at least 4 bytes: an index may
  * use the two low bits of the word that holds it for its own marks.
  *
- * alloc/insert/remove/alloc_publish may be called from any context, including the
- * interrupts-off callback of on_each_cpu(), unless the index sets
+ * The writers (alloc, insert, publish, remove and their level forms) may be
+ * called from any context, including the interrupts-off callback of
+ * on_each_cpu(), unless the index sets
  * writers_need_irqs_on: @gfp says whether they may sleep (GFP_KERNEL from
  * process context, GFP_ATOMIC otherwise).  The writers of an index that sets
  * writers_need_irqs_on are called from process context only, and may sleep
@@ -102,6 +116,8 @@
 #define PIDX_PID_MAX_DEFAULT	32768
 /* skip lists: the highest level a tower may reach (sl_max_level's bound) */
 #define PIDX_SL_LEVELS_MAX	16
+/* namespace levels a PID gets a number in (the levels setting's bound) */
+#define PIDX_LEVELS_MAX		3
 
 struct pidx_index;
 
@@ -121,6 +137,13 @@ struct pidx_params {
 	 * a node that can no longer serve.
 	 */
 	int node;
+	/*
+	 * Namespace levels: the group's first instance, NULL for that one
+	 * itself.  Every instance of a group shares what the kernel shares
+	 * across namespaces (the IDR references: pidmap_lock); an index with
+	 * nothing to share ignores it.  The first is destroyed last.
+	 */
+	struct pidx_index *group;
 };
 
 #define PIDX_NODE_INTERLEAVE	(-2)
@@ -165,6 +188,12 @@ struct pidx_ops {
 	int (*publish)(struct pidx_index *idx, u32 pid, void *value);
 	int (*alloc_publish)(struct pidx_index *idx, void *value, u32 *nr,
 			     gfp_t gfp);
+	int (*alloc_publish_levels)(struct pidx_index *const *idx, unsigned int n,
+				    void *value, u32 *const *nr, gfp_t gfp);
+	int (*publish_levels)(struct pidx_index *const *idx, unsigned int n,
+			      const u32 *nr, void *value);
+	int (*remove_levels)(struct pidx_index *const *idx, unsigned int n,
+			     const u32 *nr);
 	void *(*lookup)(struct pidx_index *idx, u32 pid);
 	int (*remove)(struct pidx_index *idx, u32 pid);
 	int (*find_ge)(struct pidx_index *idx, u32 pid);

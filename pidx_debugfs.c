@@ -247,6 +247,11 @@ static int parse_dependent(struct pidx_config *cfg, char *val)
 	return pidx_parse_u32(val, 0, 1, &cfg->dependent);
 }
 
+static int parse_levels(struct pidx_config *cfg, char *val)
+{
+	return pidx_parse_u32(val, 1, PIDX_LEVELS_MAX, &cfg->levels);
+}
+
 /* "any" (the allocating CPU's node), "interleave", or a node with memory */
 static int parse_node(struct pidx_config *cfg, char *val)
 {
@@ -346,6 +351,7 @@ static const struct pidx_setting pidx_settings[] = {
 	PIDX_SETTING_U32(dependent),
 	PIDX_SETTING(shape),
 	PIDX_SETTING(dist),
+	PIDX_SETTING_U32(levels),
 };
 
 /* Module parameters: the same words as the files, applied at load. */
@@ -372,6 +378,7 @@ module_param_named(fork_exit, pidx_params[18], charp, 0444);
 module_param_named(dependent, pidx_params[19], charp, 0444);
 module_param_named(shape, pidx_params[20], charp, 0444);
 module_param_named(dist, pidx_params[21], charp, 0444);
+module_param_named(levels, pidx_params[22], charp, 0444);
 MODULE_PARM_DESC(indexes, "initial settings: each parameter takes the words of the debugfs file of its name");
 MODULE_PARM_DESC(mode, "ipi or kthread; the default is ipi, or kthread on PREEMPT_RT (where ipi storms may only read)");
 
@@ -838,6 +845,9 @@ static void pidx_show_header(struct seq_file *m, const struct pidx_result *r)
 		pidx_dist_name(dist, sizeof(dist), r->dist, r->dist_param);
 		seq_printf(m, ", dist %s", dist);
 	}
+	if (r->levels > 1)
+		seq_printf(m, ", %u namespace levels (lookups read the deepest)",
+			   r->levels);
 	seq_printf(m, "%s\n", r->dependent ? ", dependent lookups" : "");
 	seq_printf(m, "clock: one ktime_get_ns() pair costs %s ns; it is inside p50..max, not inside ns/op\n",
 		   pidx_milli(&b, r->clock_milli));

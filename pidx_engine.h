@@ -127,6 +127,7 @@ struct pidx_config {
 	enum pidx_shape shape;
 	enum pidx_dist dist;
 	u32 dist_param;			/* zipf: S x 1000; recent: H */
+	u32 levels;			/* namespace levels, 1 to PIDX_LEVELS_MAX */
 	/*
 	 * replay: the run's plan of its trace (pidx_trace.h), set by the run
 	 * for its own copy of the settings; NULL in the settings themselves
@@ -202,6 +203,7 @@ struct pidx_result {
 	u32 shape_wraps;		/* aged: the simulation's wraps */
 	enum pidx_dist dist;
 	u32 dist_param;
+	u32 levels;
 };
 
 void pidx_config_defaults(struct pidx_config *cfg);

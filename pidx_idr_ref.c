@@ -68,7 +68,12 @@
 
 struct pidx_idr {
 	struct idr idr;
-	spinlock_t lock;	/* the role of pidmap_lock */
+	/*
+	 * the role of pidmap_lock, which every namespace's IDR shares: the
+	 * level group's first instance's own_lock
+	 */
+	spinlock_t *lock;
+	spinlock_t own_lock;	/* the lock, where this is a group's first */
 	u32 pid_max;
 	/*
 	 * idr_onelock, under the lock: alloc_publish() calls that could not
@@ -91,7 +96,8 @@ static struct pidx_index *idr_ref_create(const struct pidx_params *p)
 		return ERR_PTR(-ENOMEM);
 	pidx_mem_charge(sizeof(*r));
 	idr_init(&r->idr);
-	spin_lock_init(&r->lock);
+	spin_lock_init(&r->own_lock);
+	r->lock = p->group ? to_pidx_idr(p->group)->lock : &r->own_lock;
 	r->pid_max = p->pid_max;
 	return (struct pidx_index *)r;
 }
@@ -164,9 +170,9 @@ static int idr_ref_take(struct pidx_idr *r, u32 pid, gfp_t gfp)
 
 	if (preload)
 		idr_preload(gfp);
-	spin_lock_irqsave(&r->lock, flags);
+	spin_lock_irqsave(r->lock, flags);
 	nr = idr_ref_reserve(r, pid, preload ? GFP_ATOMIC : gfp);
-	spin_unlock_irqrestore(&r->lock, flags);
+	spin_unlock_irqrestore(r->lock, flags);
 	if (preload)
 		idr_preload_end();
 	return nr;
@@ -210,14 +216,14 @@ static int idr_ref_publish(struct pidx_index *idx, u32 pid, void *value)
 	unsigned long flags;
 	void *old;
 
-	spin_lock_irqsave(&r->lock, flags);
+	spin_lock_irqsave(r->lock, flags);
 	old = idr_find(&r->idr, pid);
 	if (!old) {
 		/* checked, not yet stored: a reader still misses the number */
 		pidx_race_delay();
 		old = idr_replace(&r->idr, value, pid);
 	}
-	spin_unlock_irqrestore(&r->lock, flags);
+	spin_unlock_irqrestore(r->lock, flags);
 	idr_ref_visits(r, pid);
 	if (IS_ERR(old))
 		return PTR_ERR(old);
@@ -225,56 +231,114 @@ static int idr_ref_publish(struct pidx_index *idx, u32 pid, void *value)
 }
 
 /*
- * Mainline's alloc_pid(): reserved and published in one hold, so no one who
+ * Mainline's alloc_pid(): a number reserved in every level, deepest first,
+ * and published in all, in one hold of the group's lock, so no one who
  * takes the lock ever meets a reserved, unpublished slot.  A preload fills
- * the per-CPU pool for one allocation only; alloc_pid() makes one per
- * namespace level under the hold, so -ENOMEM there lets the lock go, preloads
- * again and retries the level once (idr_preload() cannot say whether it got
- * memory).  The caller's gfp is GFP_KERNEL wherever it may block, the
- * commit's preload.  Where it may not (ipi storms) nothing can preload: the
- * tree allocates with that gfp and -ENOMEM is final; describe() says so.
- *
- * One level: with namespace levels, the reserve and its retry become a loop
- * over them (retried reset at each), and the publish a loop after it.
+ * the per-CPU pool for one allocation only, and alloc_pid() makes one per
+ * level under the hold, so -ENOMEM there lets the lock go, preloads again
+ * and retries that level once (idr_preload() cannot say whether it got
+ * memory), the deeper levels reserved meanwhile; the next level may retry
+ * again.  The caller's gfp is GFP_KERNEL
+ * wherever it may block, the commit's preload.  Where it may not (ipi
+ * storms) nothing can preload: the tree allocates with that gfp and
+ * -ENOMEM is final; describe() says so.  On an error the levels already
+ * reserved are removed before the lock goes, so an error leaves nothing.
+ * The counters are the first instance's, the one describe() is asked.
  */
-static int idr_onelock_alloc_publish(struct pidx_index *idx, void *value,
-				     u32 *nr_out, gfp_t gfp)
+static int idr_onelock_alloc_publish_levels(struct pidx_index *const *idx,
+					    unsigned int n, void *value,
+					    u32 *const *nr, gfp_t gfp)
 {
-	struct pidx_idr *r = to_pidx_idr(idx);
+	struct pidx_idr *r0 = to_pidx_idr(idx[0]);
 	bool preload = gfpflags_allow_blocking(gfp);
 	bool retried = false;
 	unsigned long flags;
-	int nr;
+	int i = n - 1, got;
 
 	if (preload)
 		idr_preload(gfp);
-	spin_lock_irqsave(&r->lock, flags);
+	spin_lock_irqsave(r0->lock, flags);
 	/* describe() reads these without the lock */
 	if (!preload)
-		WRITE_ONCE(r->nr_atomic, r->nr_atomic + 1);
-	for (;;) {
-		nr = idr_ref_reserve(r, 0, preload ? GFP_ATOMIC : gfp);
-		if (nr != -ENOMEM || !preload || retried)
+		WRITE_ONCE(r0->nr_atomic, r0->nr_atomic + 1);
+	while (i >= 0) {
+		got = idr_ref_reserve(to_pidx_idr(idx[i]), 0,
+				      preload ? GFP_ATOMIC : gfp);
+		if (got == -ENOMEM && preload && !retried) {
+			spin_unlock_irqrestore(r0->lock, flags);
+			idr_preload_end();
+			retried = true;
+			idr_preload(gfp);
+			spin_lock_irqsave(r0->lock, flags);
+			WRITE_ONCE(r0->nr_retried, r0->nr_retried + 1);
+			continue;
+		}
+		if (got < 0)
 			break;
-		spin_unlock_irqrestore(&r->lock, flags);
-		idr_preload_end();
-		retried = true;
-		idr_preload(gfp);
-		spin_lock_irqsave(&r->lock, flags);
-		WRITE_ONCE(r->nr_retried, r->nr_retried + 1);
+		/* the object holds its numbers before idr_replace()'s release */
+		*nr[i--] = got;
+		retried = false;
 	}
-	if (nr >= 0) {
-		/* the object holds its number before idr_replace()'s release */
-		*nr_out = nr;
-		/* reserved, not yet published: lockless lookups miss it */
+	if (i < 0) {
+		/* reserved, not yet published: lockless lookups miss them */
 		pidx_race_delay();
-		idr_replace(&r->idr, value, nr);
+		for (i = n - 1; i >= 0; i--)
+			idr_replace(&to_pidx_idr(idx[i])->idr, value, *nr[i]);
+		got = *nr[0];
+	} else {
+		while (++i < (int)n)
+			idr_remove(&to_pidx_idr(idx[i])->idr, *nr[i]);
 	}
-	spin_unlock_irqrestore(&r->lock, flags);
+	spin_unlock_irqrestore(r0->lock, flags);
 	if (preload)
 		idr_preload_end();
-	idr_ref_visits(r, nr);
-	return nr;
+	for (i = 0; i < n && got > 0; i++)
+		idr_ref_visits(to_pidx_idr(idx[i]), *nr[i]);
+	return got > 0 ? 0 : got;
+}
+
+/* One level: the first level's number, or an error. */
+static int idr_onelock_alloc_publish(struct pidx_index *idx, void *value,
+				     u32 *nr, gfp_t gfp)
+{
+	int ret = idr_onelock_alloc_publish_levels(&idx, 1, value, &nr, gfp);
+
+	return ret ? ret : *nr;
+}
+
+/*
+ * 6.1's publish of every level, in one hold (alloc_pid()'s idr_replace()
+ * loop, deepest first), with idr_ref_publish()'s checks: a level already
+ * published refuses all before anything is stored, and one not reserved
+ * (idr_replace()'s own refusal) puts the levels stored before it back to
+ * reserved, so that a refusal leaves every level as it was.
+ */
+static int idr_ref_publish_levels(struct pidx_index *const *idx,
+				  unsigned int n, const u32 *nr, void *value)
+{
+	struct pidx_idr *r0 = to_pidx_idr(idx[0]);
+	unsigned long flags;
+	void *old = NULL;
+	int i;
+
+	spin_lock_irqsave(r0->lock, flags);
+	for (i = 0; i < (int)n && !old; i++)
+		old = idr_find(&to_pidx_idr(idx[i])->idr, nr[i]);
+	if (!old) {
+		/* checked, not yet stored: a reader still misses the numbers */
+		pidx_race_delay();
+		for (i = n - 1; i >= 0 && !IS_ERR(old); i--)
+			old = idr_replace(&to_pidx_idr(idx[i])->idr, value, nr[i]);
+		if (IS_ERR(old))
+			for (i += 2; i < (int)n; i++)
+				idr_replace(&to_pidx_idr(idx[i])->idr, NULL, nr[i]);
+	}
+	spin_unlock_irqrestore(r0->lock, flags);
+	for (i = 0; i < (int)n && !old; i++)
+		idr_ref_visits(to_pidx_idr(idx[i]), nr[i]);
+	if (IS_ERR(old))
+		return PTR_ERR(old);
+	return old ? -EEXIST : 0;
 }
 
 static void *idr_ref_lookup(struct pidx_index *idx, u32 pid)
@@ -296,7 +360,7 @@ static bool idr_ref_reserved(struct pidx_idr *r, u32 pid)
 {
 	struct radix_tree_root *rt = &r->idr.idr_rt;
 	void *head = rcu_dereference_protected(rt->xa_head,
-					       lockdep_is_held(&r->lock));
+					       lockdep_is_held(r->lock));
 	unsigned long maxindex = 0;
 
 	if (xa_is_node(head))
@@ -312,13 +376,37 @@ static int idr_ref_remove(struct pidx_index *idx, u32 pid)
 	bool held;
 
 	idr_ref_visits(r, pid);
-	spin_lock_irqsave(&r->lock, flags);
+	spin_lock_irqsave(r->lock, flags);
 	/* idr_remove() returns NULL for a reservation it drops, too */
 	held = idr_find(&r->idr, pid) || idr_ref_reserved(r, pid);
 	if (held)
 		idr_remove(&r->idr, pid);
-	spin_unlock_irqrestore(&r->lock, flags);
+	spin_unlock_irqrestore(r->lock, flags);
 	return held ? 0 : -ENOENT;
+}
+
+/* free_pid(): every level's number, in one hold */
+static int idr_ref_remove_levels(struct pidx_index *const *idx,
+				 unsigned int n, const u32 *nr)
+{
+	struct pidx_idr *r0 = to_pidx_idr(idx[0]);
+	unsigned long flags;
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < n; i++)
+		idr_ref_visits(to_pidx_idr(idx[i]), nr[i]);
+	spin_lock_irqsave(r0->lock, flags);
+	for (i = 0; i < n; i++) {
+		struct pidx_idr *r = to_pidx_idr(idx[i]);
+
+		if (idr_find(&r->idr, nr[i]) || idr_ref_reserved(r, nr[i]))
+			idr_remove(&r->idr, nr[i]);
+		else
+			ret = -ENOENT;
+	}
+	spin_unlock_irqrestore(r0->lock, flags);
+	return ret;
 }
 
 /* idr_get_next() skips NULL slots: reserved numbers are not found */
@@ -435,9 +523,9 @@ static struct idr_ref_walk idr_ref_walk(struct pidx_idr *r, u64 *per_node)
 	void *head;
 	bool free;
 
-	spin_lock_irqsave(&r->lock, flags);
+	spin_lock_irqsave(r->lock, flags);
 	head = rcu_dereference_protected(r->idr.idr_rt.xa_head,
-					 lockdep_is_held(&r->lock));
+					 lockdep_is_held(r->lock));
 	if (xa_is_node(head)) {
 		free = idr_ref_walk_node(r, &w, xa_to_node(head), NULL, 0, 0,
 					 xa_to_node(head)->shift);
@@ -451,7 +539,7 @@ static struct idr_ref_walk idr_ref_walk(struct pidx_idr *r, u64 *per_node)
 	if (idr_get_cursor(&r->idr) > r->pid_max)
 		idr_ref_complain(&w, "cursor beyond pid_max",
 				 idr_get_cursor(&r->idr));
-	spin_unlock_irqrestore(&r->lock, flags);
+	spin_unlock_irqrestore(r->lock, flags);
 	return w;
 }
 
@@ -513,6 +601,8 @@ const struct pidx_ops pidx_idr_ops = {
 	.alloc		= idr_ref_alloc,
 	.insert		= idr_ref_insert,
 	.publish	= idr_ref_publish,
+	.publish_levels	= idr_ref_publish_levels,
+	.remove_levels	= idr_ref_remove_levels,
 	.lookup		= idr_ref_lookup,
 	.remove		= idr_ref_remove,
 	.find_ge	= idr_ref_find_ge,
@@ -532,6 +622,9 @@ const struct pidx_ops pidx_idr_onelock_ops = {
 	.insert		= idr_ref_insert,
 	.publish	= idr_ref_publish,
 	.alloc_publish	= idr_onelock_alloc_publish,
+	.alloc_publish_levels = idr_onelock_alloc_publish_levels,
+	.publish_levels	= idr_ref_publish_levels,
+	.remove_levels	= idr_ref_remove_levels,
 	.lookup		= idr_ref_lookup,
 	.remove		= idr_ref_remove,
 	.find_ge	= idr_ref_find_ge,

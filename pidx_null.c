@@ -9,7 +9,7 @@
  * that the engine's read through the value after a lookup is part of the
  * harness's cost as it is of every real index's, and always hits the
  * cache: what the real indexes cost beyond null is their walk and the miss
- * on their object.  The object is a struct pidx_pid with one level, all
+ * on their object.  The object is a struct pidx_pid with the most levels, all
  * zero (its number reads 0: the engine checks no number from null), aligned
  * as a slab object to a cache line and read-only, so that no write shares
  * its lines.  No byte per key: nothing is held.
@@ -22,7 +22,7 @@
 
 static const union {
 	struct pidx_pid pid;
-	u8 bytes[struct_size((struct pidx_pid *)NULL, numbers, 1)];
+	u8 bytes[struct_size((struct pidx_pid *)NULL, numbers, PIDX_LEVELS_MAX)];
 } null_pid __aligned(SMP_CACHE_BYTES);
 
 struct pidx_null {

@@ -1,43 +1,68 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The engine's struct pid (pidx_pid.h): a slab cache of its own, as
- * pid_idr_init() makes "pid" for one level, SLAB_HWCACHE_ALIGN as there, so
- * that an object's lines are a real struct pid's.  An object is freed after
+ * The engine's struct pid (pidx_pid.h): a slab cache of its own for each
+ * count of namespace levels, as the kernel makes "pid" for one level and
+ * "pid_N" for N (create_pid_cachep()), SLAB_HWCACHE_ALIGN as there, so that
+ * an object's lines are a real struct pid's: 112 bytes in 128 for one
+ * level, 128 for two, 144 in 192 for three.  An object is freed after
  * an RCU grace period, as free_pid() frees a struct pid: a reader that found
  * it in an index may still read it.
  */
 #include <linux/atomic.h>
+#include <linux/overflow.h>
 #include <linux/slab.h>
+#include "pidx.h"
 #include "pidx_pid.h"
 
-static struct kmem_cache *pidx_pid_cache;
+static struct kmem_cache *pidx_pid_cache[PIDX_LEVELS_MAX];
+static const char *const pidx_pid_cache_names[PIDX_LEVELS_MAX] = {
+	"pidx_pid", "pidx_pid_2", "pidx_pid_3",
+};
+
 /* objects not yet given back: the module's exit says if any are left */
 static atomic_long_t pidx_pid_count;
 /* allocations refused since load: an operation that failed for memory */
 static atomic_long_t pidx_pid_nomem;
 
-int pidx_pid_cache_init(void)
-{
-	pidx_pid_cache = kmem_cache_create("pidx_pid",
-					   sizeof(struct pidx_pid) +
-					   sizeof(struct pidx_upid),
-					   __alignof__(struct pidx_pid),
-					   SLAB_HWCACHE_ALIGN, NULL);
-	return pidx_pid_cache ? 0 : -ENOMEM;
-}
-
 /* After every object's grace period: the callbacks may still be queued. */
 void pidx_pid_cache_exit(void)
 {
+	unsigned int i;
+
 	rcu_barrier();
-	kmem_cache_destroy(pidx_pid_cache);
-	pidx_pid_cache = NULL;
+	for (i = 0; i < PIDX_LEVELS_MAX; i++) {
+		kmem_cache_destroy(pidx_pid_cache[i]);
+		pidx_pid_cache[i] = NULL;
+	}
 }
 
-/* alloc_pid()'s first step: the object, before any number is reserved. */
-struct pidx_pid *pidx_pid_new(gfp_t gfp)
+int pidx_pid_cache_init(void)
 {
-	struct pidx_pid *pid = kmem_cache_alloc(pidx_pid_cache, gfp);
+	unsigned int i;
+
+	for (i = 0; i < PIDX_LEVELS_MAX; i++) {
+		pidx_pid_cache[i] =
+			kmem_cache_create(pidx_pid_cache_names[i],
+					  struct_size((struct pidx_pid *)NULL,
+						      numbers, i + 1),
+					  __alignof__(struct pidx_pid),
+					  SLAB_HWCACHE_ALIGN, NULL);
+		if (!pidx_pid_cache[i]) {
+			pidx_pid_cache_exit();
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/*
+ * alloc_pid()'s first step: the object of a PID numbered in each of
+ * @levels namespace levels (1 to PIDX_LEVELS_MAX), before any number is
+ * reserved.
+ */
+struct pidx_pid *pidx_pid_new(unsigned int levels, gfp_t gfp)
+{
+	struct pidx_pid *pid = kmem_cache_alloc(pidx_pid_cache[levels - 1], gfp);
 
 	if (pid)
 		atomic_long_inc(&pidx_pid_count);
@@ -47,26 +72,32 @@ struct pidx_pid *pidx_pid_new(gfp_t gfp)
 }
 
 /*
- * What alloc_pid() sets before it publishes: the number, the count and the
- * empty lists, all stored before publish()'s release.
+ * What alloc_pid() sets before it publishes, besides the numbers: the
+ * count, the deepest level and the empty lists, all stored before
+ * publish()'s release.
  */
-void pidx_pid_set(struct pidx_pid *pid, u32 nr)
+void pidx_pid_set(struct pidx_pid *pid, unsigned int levels)
 {
+	unsigned int i;
+
 	pid->count = 1;
-	pid->level = 0;
+	pid->level = levels - 1;
 	pid->lock = 0;
 	memset(pid->tasks, 0, sizeof(pid->tasks));
 	pid->inodes = NULL;
 	pid->wait_lock = 0;
 	pid->wait_head[0] = NULL;
 	pid->wait_head[1] = NULL;
-	pid->numbers[0].nr = nr;
-	pid->numbers[0].ns = NULL;
+	for (i = 0; i < levels; i++)
+		pid->numbers[i].ns = NULL;
 }
 
 static void pidx_pid_free_rcu(struct rcu_head *head)
 {
-	kmem_cache_free(pidx_pid_cache, container_of(head, struct pidx_pid, rcu));
+	struct pidx_pid *pid = container_of(head, struct pidx_pid, rcu);
+
+	/* put_pid() finds the cache through the deepest level's namespace */
+	kmem_cache_free(pidx_pid_cache[pid->level], pid);
 	atomic_long_dec(&pidx_pid_count);
 }
 

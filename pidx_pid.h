@@ -44,19 +44,20 @@ static_assert(offsetof(struct pidx_pid, numbers) == 96);
 
 int pidx_pid_cache_init(void);
 void pidx_pid_cache_exit(void);
-struct pidx_pid *pidx_pid_new(gfp_t gfp);
-void pidx_pid_set(struct pidx_pid *pid, u32 nr);
+struct pidx_pid *pidx_pid_new(unsigned int levels, gfp_t gfp);
+void pidx_pid_set(struct pidx_pid *pid, unsigned int levels);
 void pidx_pid_free(struct pidx_pid *pid);
 long pidx_pid_live(void);
 long pidx_pid_failed(void);
 
 /*
  * The read a lookup's caller makes, as pid_nr_ns() reads upid->nr: the
- * number of the level looked up, through the value the index returned.
+ * number of @level, the level looked up, through the value the index
+ * returned.
  */
-static __always_inline u32 pidx_pid_nr(const void *value)
+static __always_inline u32 pidx_pid_nr(const void *value, unsigned int level)
 {
-	return READ_ONCE(((const struct pidx_pid *)value)->numbers[0].nr);
+	return READ_ONCE(((const struct pidx_pid *)value)->numbers[level].nr);
 }
 
 #endif /* _PIDX_PID_H */

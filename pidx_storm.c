@@ -159,25 +159,45 @@ void pidx_result_init(struct pidx_result *res, const struct pidx_ops *ops,
 	res->shape = cfg->shape;
 	res->dist = cfg->dist;
 	res->dist_param = cfg->dist_param;
+	res->levels = cfg->levels;
 	res->numa_node = cfg->node;
 	res->numa_note = "";
 	pidx_fill_cpu_nodes(res, cfg);
 	res->clock_milli = pidx_clock_cost_milli();
 }
 
-/* The index, empty; on failure s->idx is NULL. */
+/* Every level's instance, the group's first last. */
+static void pidx_storm_destroy(struct pidx_storm *s)
+{
+	while (s->nlevels)
+		s->ops->destroy(s->lvl[--s->nlevels]);
+	s->idx = NULL;
+}
+
+/*
+ * The index, empty: one instance per namespace level, the first made
+ * first, the others in its group; on failure none is left and s->idx is
+ * NULL.
+ */
 int pidx_storm_create(struct pidx_storm *s)
 {
 	struct pidx_params params;
-	int ret;
+	struct pidx_index *idx;
+	unsigned int i;
 
 	pidx_fill_params(s->cfg, &params);
-	s->idx = s->ops->create(&params);
-	if (IS_ERR(s->idx)) {
-		ret = PTR_ERR(s->idx);
-		s->idx = NULL;
-		return ret;
+	for (i = 0; i < s->cfg->levels; i++) {
+		idx = s->ops->create(&params);
+		if (IS_ERR(idx)) {
+			pidx_storm_destroy(s);
+			return PTR_ERR(idx);
+		}
+		s->lvl[i] = idx;
+		s->nlevels = i + 1;
+		params.group = s->lvl[0];
 	}
+	s->look_level = s->nlevels - 1;
+	s->idx = s->lvl[s->look_level];
 	return 0;
 }
 
@@ -308,47 +328,78 @@ static int pidx_prefill_nomem(struct pidx_storm *s, u32 i)
 }
 
 /*
- * Key #@i of the prefill reserved (by alloc() where @key is 0, insert()
- * otherwise), given its object and published: the number, or an error.
- * The object is s->objs[@i] from then on.
+ * A prefill reservation in one level: @key, or (0) the next number, its
+ * allocation asked again while it fails for memory.
  */
-static int pidx_prefill_one(struct pidx_storm *s, u32 i, u32 key)
+static int pidx_prefill_reserve(struct pidx_storm *s, unsigned int level,
+				u32 key)
 {
-	struct pidx_pid *pid = NULL;
 	unsigned int tries;
 	int nr = -ENOMEM;
+
+	for (tries = 0; nr == -ENOMEM && tries < PIDX_PREFILL_TRIES; tries++) {
+		if (tries)
+			cond_resched();
+		nr = key ? s->ops->insert(s->lvl[level], key, GFP_KERNEL) :
+			   s->ops->alloc(s->lvl[level], GFP_KERNEL);
+	}
+	return nr < 0 ? nr : key ?: nr;
+}
+
+/* The prefill's unwind of @pid's first @n levels, never published. */
+static void pidx_prefill_unreserve(struct pidx_storm *s, struct pidx_pid *pid,
+				   unsigned int n)
+{
+	while (n--)
+		while (s->ops->remove(s->lvl[n], pid->numbers[n].nr) == -ENOMEM)
+			cond_resched();
+}
+
+/*
+ * Key #@i of the prefill reserved in every level (by alloc() where @key is
+ * 0, insert() otherwise), given its object and published: each level
+ * numbers the same process with the same number, the one the shape gives
+ * it.  Returns @want where every level's number is @want (or with @key
+ * given), else the first that is not, or an error.  The object is
+ * s->objs[@i] from then on.
+ */
+static int pidx_prefill_one(struct pidx_storm *s, u32 i, u32 key, u32 want)
+{
+	struct pidx_pid *pid = NULL;
+	unsigned int tries, level;
+	int nr, got = want;
 
 	for (tries = 0; !pid && tries < PIDX_PREFILL_TRIES; tries++) {
 		if (tries)
 			cond_resched();
-		pid = pidx_pid_new(GFP_KERNEL);
+		pid = pidx_pid_new(s->nlevels, GFP_KERNEL);
 	}
 	if (!pid)
 		return pidx_prefill_nomem(s, i);
-	for (tries = 0; nr == -ENOMEM && tries < PIDX_PREFILL_TRIES; tries++) {
-		if (tries)
-			cond_resched();
-		nr = key ? s->ops->insert(s->idx, key, GFP_KERNEL) :
-			   s->ops->alloc(s->idx, GFP_KERNEL);
+	pidx_pid_set(pid, s->nlevels);
+	for (level = 0; level < s->nlevels; level++) {
+		nr = pidx_prefill_reserve(s, level, key);
+		if (nr < 0) {
+			pidx_prefill_unreserve(s, pid, level);
+			pidx_pid_free(pid);
+			return nr == -ENOMEM ? pidx_prefill_nomem(s, i) : nr;
+		}
+		pid->numbers[level].nr = nr;
+		if (nr != want && got == want)
+			got = nr;
 	}
-	if (nr < 0) {
-		pidx_pid_free(pid);
-		return nr == -ENOMEM ? pidx_prefill_nomem(s, i) : nr;
-	}
-	if (key)
-		nr = key;
-	pidx_pid_set(pid, nr);
-	if (s->ops->publish(s->idx, nr, pid)) {
-		pr_err("pidx: %s: prefill publish of %d failed\n", s->ops->name, nr);
-		/* never published: no reader holds it; the number must go first */
-		while (s->ops->remove(s->idx, nr) == -ENOMEM)
+	if (pidx_publish_levels(s, pid)) {
+		pr_err("pidx: %s: prefill publish of %u failed\n", s->ops->name,
+		       pid->numbers[0].nr);
+		/* no reader holds it: the numbers must go first */
+		while (pidx_remove_levels(s, pid) == -ENOMEM)
 			cond_resched();
 		pidx_pid_free(pid);
 		return -EUCLEAN;
 	}
 	s->objs[i] = pid;
 	s->nobjs = i + 1;
-	return nr;
+	return got;
 }
 
 /*
@@ -372,7 +423,7 @@ static int pidx_prefill_shape(struct pidx_storm *s)
 			node = pidx_mem_node(cfg->node, key);
 			pidx_prefill_move(node);
 		}
-		ret = pidx_prefill_one(s, i, key);
+		ret = pidx_prefill_one(s, i, key, key);
 		if (ret < 0) {
 			pr_err("pidx: %s: prefill insert of %u returned %d\n",
 			       s->ops->name, key, ret);
@@ -384,8 +435,8 @@ static int pidx_prefill_shape(struct pidx_storm *s)
 			cond_resched();
 		}
 	}
-	if (s->ops->set_cursor)
-		s->ops->set_cursor(s->idx, s->shape->cursor);
+	for (i = 0; s->ops->set_cursor && i < s->nlevels; i++)
+		s->ops->set_cursor(s->lvl[i], s->shape->cursor);
 	return 0;
 }
 
@@ -414,7 +465,7 @@ int pidx_prefill(struct pidx_storm *s)
 		if (cfg->node == PIDX_NODE_INTERLEAVE && !s->ops->alloc_ranges &&
 		    (!i || !((i + 1) & 63)))
 			pidx_prefill_move(pidx_mem_node(cfg->node, i + 1));
-		pid = pidx_prefill_one(s, i, 0);
+		pid = pidx_prefill_one(s, i, 0, i + 1);
 		if (pid < 0)
 			return pid;
 		/* sticky: a move there and back still mixed two CPUs' ranges */
@@ -440,8 +491,8 @@ int pidx_storm_deal(struct pidx_storm *s)
 	unsigned int wi;
 	u32 n;
 
-	if (s->ops->nodes) {
-		s->ops->nodes(s->idx, s->mem_nodes);
+	for (n = 0; s->ops->nodes && n < s->nlevels; n++) {
+		s->ops->nodes(s->lvl[n], s->mem_nodes);
 		s->mem_nodes_known = true;
 	}
 	/*
@@ -489,6 +540,8 @@ struct pidx_oracle {
 	struct pidx_result *res;
 	unsigned long *expect;
 	u32 nexpect;
+	unsigned int level;	/* the level checked */
+	const char *at;		/* where more than one: " at level N" */
 };
 
 /*
@@ -498,7 +551,7 @@ struct pidx_oracle {
 static void pidx_held(struct pidx_storm *s, struct pidx_pid *pid,
 		      struct pidx_oracle *o)
 {
-	u32 key = pid->numbers[0].nr;
+	u32 key;
 	void *v;
 
 	/* the storm's end: the index is gone, and with it every reader */
@@ -507,18 +560,19 @@ static void pidx_held(struct pidx_storm *s, struct pidx_pid *pid,
 		return;
 	}
 
+	key = pid->numbers[o->level].nr;
 	if (key >= s->cfg->pid_max || __test_and_set_bit(key, o->expect)) {
-		pidx_fail(o->res, "PID %u handed out twice", key);
+		pidx_fail(o->res, "PID %u handed out twice%s", key, o->at);
 		return;
 	}
 	o->nexpect++;
 	rcu_read_lock();
-	v = s->ops->lookup(s->idx, key);
+	v = s->ops->lookup(s->lvl[o->level], key);
 	rcu_read_unlock();
 	if (!v)
-		pidx_fail(o->res, "PID %u expected but lookup misses it", key);
+		pidx_fail(o->res, "PID %u expected but lookup misses it%s", key, o->at);
 	else if (v != pid)
-		pidx_fail(o->res, "PID %u: lookup returned another object", key);
+		pidx_fail(o->res, "PID %u: lookup returned another object%s", key, o->at);
 	if (!(o->nexpect & 0xfff))
 		cond_resched();
 }
@@ -554,17 +608,23 @@ static void pidx_all_held(struct pidx_storm *s, struct pidx_oracle *o)
 }
 
 /*
- * The oracle: the prefilled keys that nobody owned, plus whatever each CPU
- * still owns, must be exactly what the index holds, each with its own
- * object; both by iteration and by lookup.
+ * The oracle of one level: the prefilled keys that nobody owned, plus
+ * whatever each CPU still owns, must be exactly what the level's instance
+ * holds, each with its own object; both by iteration and by lookup.
  */
-static u32 pidx_check_contents(struct pidx_storm *s, struct pidx_result *res)
+static u32 pidx_check_level(struct pidx_storm *s, struct pidx_result *res,
+			    unsigned int level)
 {
-	struct pidx_oracle o = { .res = res };
+	struct pidx_index *idx = s->lvl[level];
+	struct pidx_oracle o = { .res = res, .level = level };
 	u32 pid_max = s->cfg->pid_max;
+	char at[16] = "";
 	u32 seen = 0;
 	int pid, prev = -1;
 
+	if (s->nlevels > 1)
+		snprintf(at, sizeof(at), " at level %u", level);
+	o.at = at;
 	o.expect = bitmap_zalloc(pid_max, GFP_KERNEL);
 	if (!o.expect) {
 		pidx_fail(res, "no memory for the oracle");
@@ -573,14 +633,14 @@ static u32 pidx_check_contents(struct pidx_storm *s, struct pidx_result *res)
 	pidx_all_held(s, &o);
 
 	rcu_read_lock();
-	for (pid = s->ops->find_ge(s->idx, 0); pid >= 0;
-	     pid = s->ops->find_ge(s->idx, pid + 1)) {
+	for (pid = s->ops->find_ge(idx, 0); pid >= 0;
+	     pid = s->ops->find_ge(idx, pid + 1)) {
 		if (pid <= prev) {
-			pidx_fail(res, "find_ge returned %d after %d", pid, prev);
+			pidx_fail(res, "find_ge returned %d after %d%s", pid, prev, at);
 			break;
 		}
 		if (pid >= pid_max || !test_bit(pid, o.expect))
-			pidx_fail(res, "PID %d present but should not be", pid);
+			pidx_fail(res, "PID %d present but should not be%s", pid, at);
 		prev = pid;
 		seen++;
 		if (!(seen & 0xfff)) {
@@ -591,9 +651,32 @@ static u32 pidx_check_contents(struct pidx_storm *s, struct pidx_result *res)
 	}
 	rcu_read_unlock();
 	if (seen != o.nexpect)
-		pidx_fail(res, "find_ge walk saw %u PIDs, expected %u", seen, o.nexpect);
+		pidx_fail(res, "find_ge walk saw %u PIDs, expected %u%s", seen,
+			  o.nexpect, at);
 	bitmap_free(o.expect);
 	return seen;
+}
+
+/*
+ * Every level checked, verify() then the oracle: returns the PIDs the
+ * level lookups read holds.
+ */
+static u32 pidx_check_contents(struct pidx_storm *s, struct pidx_result *res,
+			       const char *log)
+{
+	unsigned int level, bad;
+	u32 present = 0;
+
+	for (level = 0; level < s->nlevels; level++) {
+		bad = s->ops->verify(s->lvl[level]);
+		if (bad && s->nlevels > 1)
+			pidx_fail(res, "verify found %u violations at level %u (see %s)",
+				  bad, level, log);
+		else if (bad)
+			pidx_fail(res, "verify found %u violations (see %s)", bad, log);
+		present = pidx_check_level(s, res, level);
+	}
+	return present;
 }
 
 static int pidx_cmp_u32(const void *a, const void *b)
@@ -801,22 +884,22 @@ void pidx_storm_check(struct pidx_storm *s, struct pidx_result *res,
 		      const char *log)
 {
 	const struct pidx_ops *ops = s->ops;
+	unsigned int level;
 	u32 present = 0;
 
 	pidx_summarize(s, res);
 	pidx_fill_mem_nodes(res, s);
-	if (!ops->no_contents) {
-		unsigned int bad = ops->verify(s->idx);
-
-		if (bad)
-			pidx_fail(res, "verify found %u violations (see %s)", bad, log);
-		present = pidx_check_contents(s, res);
-	}
+	if (!ops->no_contents)
+		present = pidx_check_contents(s, res, log);
 	res->shape_wraps = s->shape->wraps;
-	res->mem_bytes = ops->mem_bytes(s->idx);
+	/* a PID's cost: its entries in every level */
+	res->mem_bytes = 0;
+	for (level = 0; level < s->nlevels; level++)
+		res->mem_bytes += ops->mem_bytes(s->lvl[level]);
 	res->bytes_per_key_milli = pidx_milli_div(res->mem_bytes, present);
+	/* the group's first: where a level group keeps its counters */
 	if (ops->describe)
-		ops->describe(s->idx, res->extra, sizeof(res->extra));
+		ops->describe(s->lvl[0], res->extra, sizeof(res->extra));
 	if (res->fork_local_exits) {
 		size_t len = strlen(res->extra);
 
@@ -837,8 +920,7 @@ void pidx_storm_end(struct pidx_storm *s, struct pidx_result *res,
 {
 	unsigned int i;
 
-	if (s->idx)
-		s->ops->destroy(s->idx);
+	pidx_storm_destroy(s);
 	/* the index is gone, and with it every reader: the objects go too */
 	if (s->objs)
 		pidx_all_held(s, NULL);
@@ -929,5 +1011,5 @@ void pidx_csv_row(char *buf, size_t size, const struct pidx_result *r,
 		pidx_dist_name(dist, sizeof(dist), r->dist, r->dist_param);
 	else
 		strscpy(dist, "n/a", sizeof(dist));
-	scnprintf(buf + n, size - n, "%s\n", dist);
+	scnprintf(buf + n, size - n, "%s,%u\n", dist, r->levels);
 }

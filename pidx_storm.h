@@ -55,11 +55,11 @@ void pidx_storm_end(struct pidx_storm *s, struct pidx_result *res,
  */
 bool pidx_prefill_move(int node);
 
-/* Longer than any row: 52 columns of at most 20 digits, extra and node lists. */
+/* Longer than any row: 53 columns of at most 20 digits, extra and node lists. */
 #define PIDX_CSV_ROW_MAX	2048
 
 /* results.csv's first line: its columns, which docs/interface.md describes */
-#define PIDX_CSV_HEADER "run,index,workload,mode,mix,cpus,ncpus,keys,ops,pid_max,seed,repeat,total_ops,fails,errors,elapsed_ns,ns_per_op,mops,cpu_nsop_min,cpu_nsop_max,p50_ns,p90_ns,p99_ns,max_ns,clock_ns,mem_bytes,bytes_per_key,verified,extra,trace_visits,visits_per_op,visits_max,lines_per_op,lines_max,pmu,cycles_per_op,instructions_per_op,cache_refs_per_op,cache_misses_per_op,llc_load_misses_per_op,node,cpu_nodes,mem_nodes,round_max_ns,irqs_off_max_ns,substrate,fork_lookups,fork_exit,dependent,shape,shape_wraps,dist\n"
+#define PIDX_CSV_HEADER "run,index,workload,mode,mix,cpus,ncpus,keys,ops,pid_max,seed,repeat,total_ops,fails,errors,elapsed_ns,ns_per_op,mops,cpu_nsop_min,cpu_nsop_max,p50_ns,p90_ns,p99_ns,max_ns,clock_ns,mem_bytes,bytes_per_key,verified,extra,trace_visits,visits_per_op,visits_max,lines_per_op,lines_max,pmu,cycles_per_op,instructions_per_op,cache_refs_per_op,cache_misses_per_op,llc_load_misses_per_op,node,cpu_nodes,mem_nodes,round_max_ns,irqs_off_max_ns,substrate,fork_lookups,fork_exit,dependent,shape,shape_wraps,dist,levels\n"
 
 /* What only one substrate puts in a results.csv row. */
 struct pidx_csv_sub {

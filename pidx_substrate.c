@@ -64,15 +64,23 @@ static int pidx_nomem_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
 	return pidx_nomem_seen(pidx_nomem_real->insert(idx, pid, gfp));
 }
 
-static int pidx_nomem_alloc_publish(struct pidx_index *idx, void *value, u32 *nr,
-				    gfp_t gfp)
+static int pidx_nomem_alloc_publish_levels(struct pidx_index *const *idx,
+					   unsigned int n, void *value,
+					   u32 *const *nr, gfp_t gfp)
 {
-	return pidx_nomem_seen(pidx_nomem_real->alloc_publish(idx, value, nr, gfp));
+	return pidx_nomem_seen(pidx_nomem_real->alloc_publish_levels(idx, n, value,
+								     nr, gfp));
 }
 
 static int pidx_nomem_remove(struct pidx_index *idx, u32 pid)
 {
 	return pidx_nomem_seen(pidx_nomem_real->remove(idx, pid));
+}
+
+static int pidx_nomem_remove_levels(struct pidx_index *const *idx,
+				    unsigned int n, const u32 *nr)
+{
+	return pidx_nomem_seen(pidx_nomem_real->remove_levels(idx, n, nr));
 }
 
 /*
@@ -92,8 +100,11 @@ static const struct pidx_ops *pidx_nomem_wrap(const struct pidx_ops *ops)
 	pidx_nomem_ops.alloc = pidx_nomem_alloc;
 	pidx_nomem_ops.insert = pidx_nomem_insert;
 	pidx_nomem_ops.remove = pidx_nomem_remove;
-	if (ops->alloc_publish)
-		pidx_nomem_ops.alloc_publish = pidx_nomem_alloc_publish;
+	/* the engine's writers: alloc_publish() is the selftest's */
+	if (ops->alloc_publish_levels)
+		pidx_nomem_ops.alloc_publish_levels = pidx_nomem_alloc_publish_levels;
+	if (ops->remove_levels)
+		pidx_nomem_ops.remove_levels = pidx_nomem_remove_levels;
 	return &pidx_nomem_ops;
 }
 

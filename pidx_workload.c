@@ -43,6 +43,7 @@ void pidx_config_defaults(struct pidx_config *cfg)
 	cfg->fork_lookups = 0;
 	cfg->fork_exit = PIDX_EXIT_REMOTE;
 	cfg->sl_p = 4;
+	cfg->levels = 1;
 	cfg->node = NUMA_NO_NODE;
 	cfg->indexes = pidx_indexes_all();
 }
@@ -55,6 +56,7 @@ void pidx_fill_params(const struct pidx_config *cfg, struct pidx_params *p)
 	p->rb_level = cfg->rb_level;
 	p->seed = cfg->seed;
 	p->node = cfg->node;
+	p->group = NULL;
 }
 
 static void pidx_worker_error(struct pidx_worker *w, u32 key, const char *why)
@@ -69,7 +71,8 @@ static void pidx_worker_error(struct pidx_worker *w, u32 key, const char *why)
 static bool pidx_ring_push(struct pidx_worker *w, struct pidx_pid *pid)
 {
 	if (w->ring_len == w->ring_cap) {
-		pidx_worker_error(w, pid->numbers[0].nr, "engine ring overflow");
+		pidx_worker_error(w, pid->numbers[w->storm->look_level].nr,
+				  "engine ring overflow");
 		return false;
 	}
 	w->ring[(w->ring_head + w->ring_len++) % w->ring_cap] = pid;
@@ -249,14 +252,14 @@ static __always_inline u32 pidx_walk_key(const struct pidx_shape_set *set,
 static __always_inline u32 pidx_lookup_read(struct pidx_worker *w,
 					    void *(*lookup)(struct pidx_index *idx, u32 pid),
 					    struct pidx_index *idx, u32 key,
-					    const bool check)
+					    unsigned int level, const bool check)
 {
 	void *v;
 	u32 nr;
 
 	rcu_read_lock();
 	v = lookup(idx, key);
-	nr = v ? pidx_pid_nr(v) : 0;
+	nr = v ? pidx_pid_nr(v, level) : 0;
 	rcu_read_unlock();
 	if (unlikely(!v))
 		pidx_lookup_missed(w, key);
@@ -270,7 +273,8 @@ static __always_inline u32 pidx_lookup_pid(struct pidx_worker *w, u32 key)
 {
 	struct pidx_storm *s = w->storm;
 
-	return pidx_lookup_read(w, s->ops->lookup, s->idx, key, s->check_values);
+	return pidx_lookup_read(w, s->ops->lookup, s->idx, key, s->look_level,
+				s->check_values);
 }
 
 /*
@@ -338,6 +342,7 @@ static __always_inline void pidx_lookup_loop(struct pidx_worker *w, u32 n,
 	struct pidx_storm *s = w->storm;
 	void *(*lookup)(struct pidx_index *idx, u32 pid) = s->ops->lookup;
 	struct pidx_index *idx = s->idx;
+	const unsigned int level = s->look_level;
 	struct pidx_shape_set set = *s->shape;
 	u32 walk_pos = w->walk_pos, key, chain = 0, nr, i;
 	const bool check = s->check_values;
@@ -351,7 +356,7 @@ static __always_inline void pidx_lookup_loop(struct pidx_worker *w, u32 n,
 			key = pidx_draw_key(&set, &rng, &walk_pos);
 		if (dependent)
 			key += chain;
-		nr = pidx_lookup_read(w, lookup, idx, key, check);
+		nr = pidx_lookup_read(w, lookup, idx, key, level, check);
 		if (dependent)
 			chain = pidx_chain_zero(nr);
 	}
@@ -401,71 +406,194 @@ static noinline void pidx_lookup_walk_chain(struct pidx_worker *w, u32 n)
 }
 
 /*
- * alloc_pid(): the object first, then a number reserved for it, the object
- * built with it, and the number published: two steps, as 6.1 takes
- * pidmap_lock twice, or one where the index has alloc_publish (mainline's
- * one hold).  NULL when there is no memory or no number (a failed
- * operation) or on an error; nothing is held then.
+ * How often a removal the index refused for memory (remove_may_fail) is
+ * asked again at once, when other levels of the same PID are already
+ * gone: the PID cannot be given back to its owner half removed.
+ */
+#define PIDX_REMOVE_TRIES	8
+
+/*
+ * Removes level @i's number of @pid; -ENOMEM (remove_may_fail) is asked
+ * again PIDX_REMOVE_TRIES times where @again.
+ */
+static int pidx_remove_level(struct pidx_storm *s, struct pidx_pid *pid,
+			     unsigned int i, bool again)
+{
+	unsigned int tries = again ? PIDX_REMOVE_TRIES : 1;
+	int ret;
+
+	do
+		ret = s->ops->remove(s->lvl[i], pid->numbers[i].nr);
+	while (ret == -ENOMEM && --tries);
+	return ret;
+}
+
+/*
+ * free_pid(): every level's number of @pid removed, in one step where the
+ * index frees a level group at once (remove_levels()), else level by level
+ * from the deepest.  -ENOMEM (remove_may_fail) only where nothing was
+ * removed, so that the caller still owns a whole PID; a later level's is
+ * asked again, and is -EIO, an error of the run, if it lasts.
+ */
+int pidx_remove_levels(struct pidx_storm *s, struct pidx_pid *pid)
+{
+	u32 nr[PIDX_LEVELS_MAX];
+	unsigned int i, n = s->nlevels;
+	int ret;
+
+	if (n == 1)
+		return s->ops->remove(s->idx, pid->numbers[0].nr);
+	if (s->ops->remove_levels) {
+		for (i = 0; i < n; i++)
+			nr[i] = pid->numbers[i].nr;
+		return s->ops->remove_levels(s->lvl, n, nr);
+	}
+	for (i = n; i-- > 0;) {
+		ret = pidx_remove_level(s, pid, i, i != n - 1);
+		if (ret == -ENOMEM && i != n - 1)
+			return -EIO;
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Every level's number of @pid published: in one step where the index
+ * publishes a level group at once (6.1's idr_replace() loop in one hold
+ * of pidmap_lock), else level by level from the deepest, as that loop
+ * goes.  An error leaves the levels before it published: the caller
+ * removes them all.
+ */
+int pidx_publish_levels(struct pidx_storm *s, struct pidx_pid *pid)
+{
+	u32 nr[PIDX_LEVELS_MAX];
+	unsigned int i, n = s->nlevels;
+	int ret;
+
+	if (n == 1)
+		return s->ops->publish(s->idx, pid->numbers[0].nr, pid);
+	if (s->ops->publish_levels) {
+		for (i = 0; i < n; i++)
+			nr[i] = pid->numbers[i].nr;
+		return s->ops->publish_levels(s->lvl, n, nr, pid);
+	}
+	for (i = n; i-- > 0;) {
+		ret = s->ops->publish(s->lvl[i], pid->numbers[i].nr, pid);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * alloc_pid()'s unwind of the levels above @from that it reserved: each
+ * one asked again for memory, since it cannot be kept.
+ */
+static int pidx_unreserve(struct pidx_storm *s, struct pidx_pid *pid,
+			  unsigned int from)
+{
+	int ret = 0;
+
+	while (++from < s->nlevels)
+		ret = pidx_remove_level(s, pid, from, true) ?: ret;
+	return ret;
+}
+
+/*
+ * alloc_pid()'s reservations, level by level from the deepest, each
+ * number stored in the object: 0, or the error of the level that failed,
+ * with the levels reserved before it removed.
+ */
+static int pidx_reserve_levels(struct pidx_worker *w, struct pidx_pid *pid)
+{
+	struct pidx_storm *s = w->storm;
+	unsigned int i;
+	int nr;
+
+	for (i = s->nlevels; i-- > 0;) {
+		nr = s->ops->alloc(s->lvl[i], s->gfp);
+		if (nr < 1 || nr >= s->cfg->pid_max) {
+			if (nr != -ENOSPC && nr != -ENOMEM)
+				pidx_worker_error(w, nr, nr < 0 ?
+						  "alloc returned an unexpected error" :
+						  "alloc returned a number outside [1, pid_max)");
+			if (pidx_unreserve(s, pid, i))
+				pidx_worker_error(w, nr, "unwind of a reservation failed");
+			return nr < 0 ? nr : -ERANGE;
+		}
+		pid->numbers[i].nr = nr;
+	}
+	return 0;
+}
+
+/*
+ * alloc_pid(): the object first, then a number reserved for it in every
+ * level, the object built with them, and the numbers published: two
+ * steps, as 6.1 takes pidmap_lock for each level's reservation and once
+ * for the publish, or one where the index has alloc_publish_levels()
+ * (mainline's one hold).  NULL when there is no memory or no number (a
+ * failed operation) or on an error; nothing is held then.
  */
 static struct pidx_pid *pidx_alloc_pid(struct pidx_worker *w)
 {
 	struct pidx_storm *s = w->storm;
-	struct pidx_pid *pid = pidx_pid_new(s->gfp);
-	int nr, ret;
+	struct pidx_pid *pid = pidx_pid_new(s->nlevels, s->gfp);
+	u32 *nrp[PIDX_LEVELS_MAX];
+	unsigned int i;
+	int ret;
 
 	if (!pid) {
 		w->fails++;
 		return NULL;
 	}
-	if (s->ops->alloc_publish) {
-		pidx_pid_set(pid, 0);
-		nr = s->ops->alloc_publish(s->idx, pid, &pid->numbers[0].nr, s->gfp);
-		if (nr > 0 && pid->numbers[0].nr != nr) {
-			/* published: the object goes with the number, or stays */
-			pidx_worker_error(w, nr, "alloc_publish stored another number");
-			if (nr < s->cfg->pid_max && !s->ops->remove(s->idx, nr))
-				pidx_pid_free(pid);
+	pidx_pid_set(pid, s->nlevels);
+	if (s->ops->alloc_publish_levels) {
+		for (i = 0; i < s->nlevels; i++)
+			nrp[i] = &pid->numbers[i].nr;
+		ret = s->ops->alloc_publish_levels(s->lvl, s->nlevels, pid, nrp,
+						   s->gfp);
+		for (i = 0; !ret && i < s->nlevels; i++) {
+			if (pid->numbers[i].nr >= 1 &&
+			    pid->numbers[i].nr < s->cfg->pid_max)
+				continue;
+			/* the index's error: the object it holds stays, the run fails */
+			pidx_worker_error(w, pid->numbers[i].nr,
+					  "alloc_publish stored a number outside [1, pid_max)");
 			return NULL;
 		}
+		if (!ret)
+			return pid;
+		if (ret != -ENOSPC && ret != -ENOMEM)
+			pidx_worker_error(w, ret, "alloc_publish returned an unexpected error");
 	} else {
-		nr = s->ops->alloc(s->idx, s->gfp);
+		ret = pidx_reserve_levels(w, pid);
+		if (!ret) {
+			ret = pidx_publish_levels(s, pid);
+			if (likely(!ret))
+				return pid;
+			/* alloc_pid()'s unwind: the reservations go, then the object */
+			pidx_worker_error(w, pid->numbers[0].nr,
+					  "publish of a number just reserved failed");
+			if (pidx_remove_levels(s, pid))
+				return NULL;
+		}
 	}
-	if (nr == -ENOSPC || nr == -ENOMEM) {
+	if (ret == -ENOSPC || ret == -ENOMEM)
 		w->fails++;
-		pidx_pid_free(pid);
-		return NULL;
-	}
-	/* the oracle's bitmap is pid_max bits: a number past it is no PID */
-	if (nr < 1 || nr >= s->cfg->pid_max) {
-		pidx_worker_error(w, nr, nr < 0 ? "alloc returned an unexpected error" :
-				  "alloc returned a number outside [1, pid_max)");
-		/* the index's error: an object it may hold stays, the run fails */
-		if (!s->ops->alloc_publish)
-			pidx_pid_free(pid);
-		return NULL;
-	}
-	if (s->ops->alloc_publish)
-		return pid;
-	pidx_pid_set(pid, nr);
-	ret = s->ops->publish(s->idx, nr, pid);
-	if (likely(!ret))
-		return pid;
-	/* alloc_pid()'s unwind: the reservation goes, then the object */
-	pidx_worker_error(w, nr, "publish of a number just reserved failed");
-	if (!s->ops->remove(s->idx, nr))
-		pidx_pid_free(pid);
+	pidx_pid_free(pid);
 	return NULL;
 }
 
 /*
- * The exit of @pid, which its caller owns: remove() frees the number,
+ * The exit of @pid, which its caller owns: every level's number removed,
  * free_pid()'s call_rcu() the object.  -ENOMEM: still held (pidx.h), and
  * still the caller's.
  */
 static int pidx_exit_pid(struct pidx_worker *w, struct pidx_pid *pid)
 {
 	struct pidx_storm *s = w->storm;
-	int ret = s->ops->remove(s->idx, pid->numbers[0].nr);
+	int ret = pidx_remove_levels(s, pid);
 
 	if (!ret) {
 		pidx_pid_free(pid);
@@ -650,7 +778,7 @@ static u32 pidx_fork_exit(struct pidx_worker *w, struct pidx_worker *from,
 static void pidx_fork_lookups(struct pidx_worker *w, struct pidx_pid *pid)
 {
 	struct pidx_storm *s = w->storm;
-	u32 n = s->cfg->fork_lookups, nr = pid->numbers[0].nr;
+	u32 n = s->cfg->fork_lookups, nr = pid->numbers[s->look_level].nr;
 	bool hit = true;
 	unsigned int i;
 
@@ -665,7 +793,7 @@ static void pidx_fork_lookups(struct pidx_worker *w, struct pidx_pid *pid)
 	for (i = 0; i < n; i++) {
 		void *v = s->ops->lookup(s->idx, nr);
 
-		hit &= v && pidx_pid_nr(v) == nr && v == pid;
+		hit &= v && pidx_pid_nr(v, s->look_level) == nr && v == pid;
 	}
 	rcu_read_unlock();
 	if (!hit && s->check_values)
@@ -772,11 +900,11 @@ static void pidx_op_replay(struct pidx_worker *w)
 			return;
 		}
 		rcu_read_lock();
-		v = s->ops->lookup(s->idx, pid->numbers[0].nr);
-		got = v ? pidx_pid_nr(v) : 0;
+		v = s->ops->lookup(s->idx, pid->numbers[s->look_level].nr);
+		got = v ? pidx_pid_nr(v, s->look_level) : 0;
 		rcu_read_unlock();
-		if (s->check_values && (v != pid || got != pid->numbers[0].nr))
-			pidx_worker_error(w, pid->numbers[0].nr,
+		if (s->check_values && (v != pid || got != pid->numbers[s->look_level].nr))
+			pidx_worker_error(w, pid->numbers[s->look_level].nr,
 					  "lookup of a live trace PID missed its object");
 	}
 }

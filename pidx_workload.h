@@ -86,7 +86,17 @@ struct pidx_worker {
 
 struct pidx_storm {
 	const struct pidx_ops *ops;
+	/*
+	 * One instance per namespace level, lvl[0] the first (the init
+	 * namespace's), a level group (pidx_params.group).  Lookups, find_ge
+	 * and the row's figures are of the deepest level's, idx, where a
+	 * container's processes look each other up; the objects hold their
+	 * number of that level at numbers[look_level].
+	 */
+	struct pidx_index *lvl[PIDX_LEVELS_MAX];
+	unsigned int nlevels;
 	struct pidx_index *idx;
+	unsigned int look_level;
 	const struct pidx_config *cfg;
 	gfp_t gfp;
 	u32 batch;
@@ -163,6 +173,8 @@ static inline bool pidx_fork_remote(const struct pidx_config *cfg, unsigned int 
 	       ncpus > 1;
 }
 
+int pidx_publish_levels(struct pidx_storm *s, struct pidx_pid *pid);
+int pidx_remove_levels(struct pidx_storm *s, struct pidx_pid *pid);
 void pidx_run_batch(struct pidx_worker *w);
 void pidx_untimed_lookups(struct pidx_worker *w, u32 n);
 void pidx_order_init(struct pidx_storm *s, u64 *rng);

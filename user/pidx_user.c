@@ -137,6 +137,7 @@ static void churn(struct pidx_storm *s, u32 n)
 {
 	u64 rng = pidx_rand_seed(s->cfg->seed, 0xfffd);
 	struct pidx_pid *pid;
+	unsigned int level;
 	u32 i, j, key;
 	int ret;
 
@@ -144,19 +145,21 @@ static void churn(struct pidx_storm *s, u32 n)
 		j = pidx_rand_below(&rng, s->nkeys);
 		key = pidx_shape_key(s->shape, j);
 		do
-			ret = s->ops->remove(s->idx, key);
+			ret = pidx_remove_levels(s, s->objs[j]);
 		while (ret == -ENOMEM && s->ops->remove_may_fail);
 		if (ret)
 			die(1, "--churn: %s: key %u: %d", s->ops->name, key, ret);
 		pidx_pid_free(s->objs[j]);
-		pid = pidx_pid_new(GFP_KERNEL);
+		pid = pidx_pid_new(s->nlevels, GFP_KERNEL);
 		if (!pid)
 			die(1, "out of memory");
-		ret = s->ops->insert(s->idx, key, GFP_KERNEL);
-		if (!ret) {
-			pidx_pid_set(pid, key);
-			ret = s->ops->publish(s->idx, key, pid);
+		pidx_pid_set(pid, s->nlevels);
+		for (level = 0, ret = 0; level < s->nlevels && !ret; level++) {
+			pid->numbers[level].nr = key;
+			ret = s->ops->insert(s->lvl[level], key, GFP_KERNEL);
 		}
+		if (!ret)
+			ret = pidx_publish_levels(s, pid);
 		if (ret)
 			die(1, "--churn: %s: key %u: %d", s->ops->name, key, ret);
 		s->objs[j] = pid;

@@ -125,6 +125,7 @@ static void cg_run(const struct opts *o, const struct pidx_ops *ops, u32 nops,
 	push_arg(argv, &argc, "--sl-max-level=%u", cfg->sl_max_level);
 	push_arg(argv, &argc, "--rb-level=%u", cfg->rb_level);
 	push_arg(argv, &argc, "--dependent=%u", cfg->dependent);
+	push_arg(argv, &argc, "--levels=%u", cfg->levels);
 	pidx_dist_name(dist, sizeof(dist), cfg->dist, cfg->dist_param);
 	push_arg(argv, &argc, "--dist=%s", dist);
 	argv[argc] = NULL;

@@ -185,6 +185,8 @@ static void usage(void)
 	       "  --trace-visits   count nodes and cache lines per operation\n"
 	       "  --dependent N    1: each lookup's key waits for the previous lookup's\n"
 	       "                   result (lookup and mixed storms) [0]\n"
+	       "  --levels N       namespace levels, 1-3: a number per level for each PID,\n"
+	       "                   one index instance per level; lookups read the deepest [1]\n"
 	       "  --cachegrind     also count instructions, D1/LL misses and branch\n"
 	       "                   mispredicts per operation under valgrind (pmu=cachegrind)\n"
 	       "  --csv FILE       append results.csv rows (the header if FILE is new)\n"
@@ -200,7 +202,7 @@ void parse_args(struct opts *o, int argc, char **argv)
 	       O_SEED, O_CPUS, O_FORK_WINDOW, O_SL_P, O_SL_MAX_LEVEL, O_RB_LEVEL,
 	       O_TRACE, O_CG, O_CG_CHILD, O_CSV, O_RUN, O_QUIET, O_LIST, O_MODE,
 	       O_FORK_LOOKUPS, O_FORK_EXIT, O_DEPENDENT, O_SHAPE, O_DUMP_KEYS, O_CHURN, O_SHAPE_SEED,
-	       O_DIST, O_DUMP_DIST, O_TRACE_FILE };
+	       O_DIST, O_DUMP_DIST, O_TRACE_FILE, O_LEVELS };
 	static const struct option lo[] = {
 		{ "indexes", 1, NULL, O_INDEXES }, { "workload", 1, NULL, O_WORKLOAD },
 		{ "mix", 1, NULL, O_MIX }, { "keys", 1, NULL, O_KEYS },
@@ -218,7 +220,7 @@ void parse_args(struct opts *o, int argc, char **argv)
 		{ "shape", 1, NULL, O_SHAPE }, { "dump-keys", 0, NULL, O_DUMP_KEYS },
 		{ "churn", 1, NULL, O_CHURN }, { "shape-seed", 1, NULL, O_SHAPE_SEED },
 		{ "dist", 1, NULL, O_DIST }, { "dump-dist", 0, NULL, O_DUMP_DIST },
-		{ "trace", 1, NULL, O_TRACE_FILE },
+		{ "trace", 1, NULL, O_TRACE_FILE }, { "levels", 1, NULL, O_LEVELS },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pidx_config *cfg = &o->cfg;
@@ -336,6 +338,9 @@ void parse_args(struct opts *o, int argc, char **argv)
 			break;
 		case O_DEPENDENT:
 			cfg->dependent = parse_u32_opt("dependent", optarg, 0, 1);
+			break;
+		case O_LEVELS:
+			cfg->levels = parse_u32_opt("levels", optarg, 1, PIDX_LEVELS_MAX);
 			break;
 		case O_CG:
 			o->cachegrind = true;

@@ -107,6 +107,8 @@ void print_table(const struct opts *o, const struct row *rows, unsigned int n)
 		pidx_dist_name(dist, sizeof(dist), cfg->dist, cfg->dist_param);
 		printf(", dist %s", dist);
 	}
+	if (cfg->levels > 1)
+		printf(", %u namespace levels (lookups read the deepest)", cfg->levels);
 	printf("%s\n", cfg->dependent ? ", dependent lookups" : "");
 	if (n)
 		printf("clock: one clock_gettime(CLOCK_MONOTONIC) pair costs %s ns; it is inside p50..max, not inside ns/op\n",

@@ -20,8 +20,14 @@
  * must hand out the number the cursor pointed at, as a call that never
  * failed would.  Between the steps, what lookups and find_ge() see, and that
  * publish() refuses a number published or not held in one hold, changing
- * nothing.  Exit 1 on any count off, a wrong describe(), verify() unclean or
- * the memory not back.
+ * nothing.  Namespace levels: a group of three instances shares one lock;
+ * idr_onelock's alloc_publish_levels() reserves in all and publishes all in
+ * one hold (a retry per level, which lets the lock go with the deeper
+ * levels reserved as mainline's does, and on a final -ENOMEM the levels
+ * already reserved removed in the last hold); idr's alloc() is one hold per level, its
+ * publish_levels() one for all, refusing all or none; remove_levels() of
+ * either one hold.  Exit 1 on any count off, a wrong describe(), verify()
+ * unclean or the memory not back.
  */
 #include <linux/kernel.h>
 #include <linux/spinlock.h>
@@ -41,13 +47,37 @@ static void hold_end(void);
 
 /*
  * Whether a call is being counted; its holds, the holds that let go of a
- * reserved number, its preloads; the reserve's -ENOMEMs still to inject;
- * the number reserved and not yet replaced, or -1.
+ * reserved number, its preloads; the reserve's -ENOMEMs still to inject,
+ * after fail_skip reserves let through.
  */
-static int counting, holds, bad_ends, preloads, fail_next;
+static int counting, holds, bad_ends, preloads, fail_next, fail_skip;
 /* inside a hold now; preloads made inside one or with preemption off */
 static int in_hold, bad_preloads;
-static long reserved = -1;
+/* the numbers reserved and not yet replaced or removed, and their trees */
+#define NR_RESERVED 8
+static struct {
+	struct idr *idr;
+	unsigned long id;
+} reserved[NR_RESERVED];
+static int nr_reserved;
+
+static void reserved_add(struct idr *idr, unsigned long id)
+{
+	if (nr_reserved < NR_RESERVED)
+		reserved[nr_reserved++] = (typeof(reserved[0])){ idr, id };
+}
+
+static void reserved_drop(struct idr *idr, unsigned long id)
+{
+	int i;
+
+	for (i = 0; i < nr_reserved; i++) {
+		if (reserved[i].idr != idr || reserved[i].id != id)
+			continue;
+		reserved[i] = reserved[--nr_reserved];
+		return;
+	}
+}
 /* the counts found off */
 static int bad;
 
@@ -60,7 +90,7 @@ static void hold_begin(void)
 static void hold_end(void)
 {
 	in_hold = 0;
-	if (counting && reserved >= 0)
+	if (counting && nr_reserved)
 		bad_ends++;
 }
 
@@ -72,13 +102,15 @@ static int reserve(reserve_fn real, struct idr *idr, void *ptr, int start,
 {
 	int nr;
 
-	if (fail_next) {
+	if (fail_next && fail_skip) {
+		fail_skip--;
+	} else if (fail_next) {
 		fail_next--;
 		return -ENOMEM;
 	}
 	nr = real(idr, ptr, start, end, gfp);
-	if (nr >= 0)
-		reserved = nr;
+	if (nr >= 0 && !ptr)
+		reserved_add(idr, nr);
 	return nr;
 }
 
@@ -97,9 +129,21 @@ int __wrap_idr_alloc(struct idr *idr, void *ptr, int start, int end, gfp_t gfp)
 void *__real_idr_replace(struct idr *idr, void *ptr, unsigned long id);
 void *__wrap_idr_replace(struct idr *idr, void *ptr, unsigned long id)
 {
-	if ((long)id == reserved)
-		reserved = -1;
-	return __real_idr_replace(idr, ptr, id);
+	void *old = __real_idr_replace(idr, ptr, id);
+
+	/* publish_levels() puts a level back to reserved on a refusal */
+	if (!IS_ERR(old) && ptr)
+		reserved_drop(idr, id);
+	else if (!IS_ERR(old))
+		reserved_add(idr, id);
+	return old;
+}
+
+void *__real_idr_remove(struct idr *idr, unsigned long id);
+void *__wrap_idr_remove(struct idr *idr, unsigned long id)
+{
+	reserved_drop(idr, id);
+	return __real_idr_remove(idr, id);
 }
 
 void __real_idr_preload(gfp_t gfp);
@@ -135,6 +179,7 @@ static void count_begin(int fails)
 {
 	holds = bad_ends = preloads = bad_preloads = 0;
 	fail_next = fails;
+	fail_skip = 0;
 	counting = 1;
 }
 
@@ -153,7 +198,7 @@ static int take(const struct pidx_ops *o, struct pidx_index *x, u32 pid,
 {
 	int ret;
 
-	reserved = -1;
+	nr_reserved = 0;
 	count_begin(fails);
 	ret = pid ? o->insert(x, pid, gfp) : o->alloc(x, gfp);
 	count_end(o->name);
@@ -180,7 +225,7 @@ static int alloc_publish(const struct pidx_ops *o, struct pidx_index *x,
 
 	*obj = &objs[next_obj++ % NR_OBJS];
 	**obj = 0;
-	reserved = -1;
+	nr_reserved = 0;
 	count_begin(fails);
 	ret = o->alloc_publish(x, *obj, *obj, gfp);
 	count_end(o->name);
@@ -373,6 +418,156 @@ static void one_index(const struct pidx_ops *o)
 	o->destroy(x);
 }
 
+#define LEVELS 3
+
+/* what readers see at every level: @obj (NULL: nothing) at nr[i] */
+static void sees_levels(const char *what, const struct pidx_ops *o,
+			struct pidx_index **x, const u32 *nr, void *obj)
+{
+	int i;
+
+	for (i = 0; i < LEVELS; i++)
+		sees(what, o, x[i], nr[i], obj);
+}
+
+/*
+ * A level group of LEVELS instances: one lock; each writer's holds, and
+ * what every level holds after it.
+ */
+static void levels(const struct pidx_ops *o)
+{
+	struct pidx_params p = { .pid_max = 32768, .seed = 1, .node = NUMA_NO_NODE };
+	bool onelock = o == &pidx_idr_onelock_ops;
+	struct pidx_index *x[LEVELS];
+	u32 obj[LEVELS], *nrp[LEVELS], nr[LEVELS], other[LEVELS];
+	unsigned long entries;
+	char what[96];
+	int i, ret;
+
+	for (i = 0; i < LEVELS; i++) {
+		x[i] = o->create(&p);
+		p.group = x[0];
+		nrp[i] = &obj[i];
+	}
+	for (i = 1; i < LEVELS; i++)
+		expect(o->name, "levels sharing the first's lock",
+		       to_pidx_idr(x[i])->lock == to_pidx_idr(x[0])->lock, 1);
+	expect(o->name, "has alloc_publish_levels", !!o->alloc_publish_levels, onelock);
+	expect(o->name, "has publish_levels and remove_levels",
+	       o->publish_levels && o->remove_levels, 1);
+	/* the deepest level first: a number each, the cursors apart */
+	for (i = 0; i < LEVELS; i++)
+		idr_set_cursor(&to_pidx_idr(x[i])->idr, 1000 * (i + 1));
+	if (onelock) {
+		nr_reserved = 0;
+		count_begin(0);
+		ret = o->alloc_publish_levels(x, LEVELS, obj, nrp, GFP_KERNEL);
+		count_end(o->name);
+		snprintf(what, sizeof(what), "%s alloc_publish_levels", o->name);
+		expect(what, "result", ret, 0);
+		expect(what, "holds", holds, 1);
+		expect(what, "holds let go unpublished", bad_ends, 0);
+		expect(what, "preloads", preloads, 1);
+	} else {
+		snprintf(what, sizeof(what), "%s alloc per level", o->name);
+		nr_reserved = 0;
+		for (i = LEVELS - 1; i >= 0; i--) {
+			count_begin(0);
+			ret = o->alloc(x[i], GFP_KERNEL);
+			count_end(o->name);
+			expect(what, "holds", holds, 1);
+			obj[i] = ret;
+		}
+		expect(what, "reservations left unpublished", nr_reserved, LEVELS);
+		count_begin(0);
+		ret = o->publish_levels(x, LEVELS, obj, obj);
+		count_end(o->name);
+		snprintf(what, sizeof(what), "%s publish_levels", o->name);
+		expect(what, "result", ret, 0);
+		expect(what, "holds", holds, 1);
+		expect(what, "holds let go unpublished", bad_ends, 0);
+		expect(what, "preloads", preloads, 0);
+	}
+	for (i = 0; i < LEVELS; i++)
+		expect(what, "each level's number from its own cursor", obj[i],
+		       1000 * (i + 1));
+	sees_levels(what, o, x, obj, obj);
+	memcpy(nr, obj, sizeof(nr));
+
+	/* published again at every level, or at one: all refused, nothing moves */
+	count_begin(0);
+	ret = o->publish_levels(x, LEVELS, nr, other);
+	count_end(o->name);
+	expect("publish_levels of published numbers", "result", ret, -EEXIST);
+	expect("publish_levels of published numbers", "holds", holds, 1);
+	sees_levels("publish_levels of published numbers", o, x, nr, obj);
+	for (i = 0; i < LEVELS; i++)
+		other[i] = 2000 + i;
+	for (i = 1; i < LEVELS; i++)
+		o->insert(x[i], other[i], GFP_KERNEL);
+	/* level 0's number never reserved: levels 1 and 2 stay reserved */
+	ret = o->publish_levels(x, LEVELS, other, other);
+	expect("publish_levels with a level not held", "result", ret, -ENOENT);
+	for (i = 0; i < LEVELS; i++)
+		sees("publish_levels with a level not held", o, x[i], other[i], NULL);
+	entries = idr_ref_walk(to_pidx_idr(x[0]), NULL).entries;
+	expect("publish_levels with a level not held", "level 0's entries", entries, 1);
+	for (i = 1; i < LEVELS; i++) {
+		entries = idr_ref_walk(to_pidx_idr(x[i]), NULL).entries;
+		expect("publish_levels with a level not held", "entries of a deeper level",
+		       entries, 2);
+		expect("remove of the reservation left", "result",
+		       o->remove(x[i], other[i]), 0);
+	}
+
+	count_begin(0);
+	ret = o->remove_levels(x, LEVELS, nr);
+	count_end(o->name);
+	expect("remove_levels", "result", ret, 0);
+	expect("remove_levels", "holds", holds, 1);
+	sees_levels("remove_levels", o, x, nr, NULL);
+	expect("remove_levels of removed numbers", "result",
+	       o->remove_levels(x, LEVELS, nr), -ENOENT);
+
+	if (onelock) {
+		/* one -ENOMEM at the middle level: a retry there, the same numbers */
+		nr_reserved = 0;
+		count_begin(1);
+		fail_skip = 1;
+		ret = o->alloc_publish_levels(x, LEVELS, obj, nrp, GFP_KERNEL);
+		count_end(o->name);
+		snprintf(what, sizeof(what), "alloc_publish_levels, one -ENOMEM at level 1");
+		expect(what, "result", ret, 0);
+		expect(what, "holds", holds, 2);
+		expect(what, "preloads", preloads, 2);
+		/* the retry lets the lock go with level 2 reserved, as mainline's */
+		expect(what, "holds let go unpublished", bad_ends, 1);
+		sees_levels(what, o, x, obj, obj);
+		memcpy(nr, obj, sizeof(nr));
+		/* two at level 1: final; level 2's reservation removed in the hold */
+		nr_reserved = 0;
+		count_begin(2);
+		fail_skip = 1;
+		ret = o->alloc_publish_levels(x, LEVELS, other, nrp, GFP_KERNEL);
+		count_end(o->name);
+		snprintf(what, sizeof(what), "alloc_publish_levels, two -ENOMEMs at level 1");
+		expect(what, "result", ret, -ENOMEM);
+		expect(what, "holds", holds, 2);
+		expect(what, "holds let go unpublished", bad_ends, 1);
+		for (i = 0; i < LEVELS; i++) {
+			entries = idr_ref_walk(to_pidx_idr(x[i]), NULL).entries;
+			expect(what, "entries of each level: the PID before only",
+			       entries, 1);
+		}
+		expect(what, "remove_levels of the PID before", o->remove_levels(x, LEVELS, nr), 0);
+	}
+	for (i = LEVELS - 1; i >= 0; i--) {
+		expect(o->name, "verify() of a level", o->verify(x[i]), 0);
+		o->destroy(x[i]);
+	}
+	printk("%s: %d levels in one group checked\n", o->name, LEVELS);
+}
+
 int demo_main(void)
 {
 	kc_init();
@@ -381,9 +576,11 @@ int demo_main(void)
 	one_index(&pidx_idr_onelock_ops);
 	/* the control: 6.1's two holds, reserve and publish, read as two here */
 	one_index(&pidx_idr_ops);
+	levels(&pidx_idr_onelock_ops);
+	levels(&pidx_idr_ops);
 	rcu_barrier();
 	expect("after destroy", "pidx_mem.bytes", atomic_long_read(&pidx_mem.bytes), 0);
-	printk("verify: %d counts off (reserve: 1 hold let go unpublished; publish: 1 hold; idr_onelock's alloc_publish: 1 hold, none let go unpublished, -ENOMEM retried once where it may sleep, never where not)\n",
+	printk("verify: %d counts off (reserve: 1 hold let go unpublished; publish: 1 hold; idr_onelock's alloc_publish: 1 hold, none let go unpublished, -ENOMEM retried once where it may sleep, never where not; 3 levels: one lock, alloc_publish_levels, publish_levels and remove_levels 1 hold each, a refused publish_levels changing no level)\n",
 	       bad);
 	rcu_unregister_thread();
 	return !!bad;
