@@ -414,18 +414,22 @@ static noinline void pidx_lookup_walk_chain(struct pidx_worker *w, u32 n)
 
 /*
  * Removes level @i's number of @pid; -ENOMEM (remove_may_fail) is asked
- * again PIDX_REMOVE_TRIES times where @again.
+ * again PIDX_REMOVE_TRIES times where @again, each refusal asked again
+ * counted in *@refused (a failed operation of its own) where given.
  */
 static int pidx_remove_level(struct pidx_storm *s, struct pidx_pid *pid,
-			     unsigned int i, bool again)
+			     unsigned int i, bool again, u64 *refused)
 {
 	unsigned int tries = again ? PIDX_REMOVE_TRIES : 1;
 	int ret;
 
-	do
+	for (;;) {
 		ret = s->ops->remove(s->lvl[i], pid->numbers[i].nr);
-	while (ret == -ENOMEM && --tries);
-	return ret;
+		if (ret != -ENOMEM || !--tries)
+			return ret;
+		if (refused)
+			(*refused)++;
+	}
 }
 
 /*
@@ -433,9 +437,10 @@ static int pidx_remove_level(struct pidx_storm *s, struct pidx_pid *pid,
  * index frees a level group at once (remove_levels()), else level by level
  * from the deepest.  -ENOMEM (remove_may_fail) only where nothing was
  * removed, so that the caller still owns a whole PID; a later level's is
- * asked again, and is -EIO, an error of the run, if it lasts.
+ * asked again (each refusal counted in *@refused where given), and is
+ * -EIO, an error of the run, if it lasts.
  */
-int pidx_remove_levels(struct pidx_storm *s, struct pidx_pid *pid)
+int pidx_remove_levels(struct pidx_storm *s, struct pidx_pid *pid, u64 *refused)
 {
 	u32 nr[PIDX_LEVELS_MAX];
 	unsigned int i, n = s->nlevels;
@@ -449,7 +454,7 @@ int pidx_remove_levels(struct pidx_storm *s, struct pidx_pid *pid)
 		return s->ops->remove_levels(s->lvl, n, nr);
 	}
 	for (i = n; i-- > 0;) {
-		ret = pidx_remove_level(s, pid, i, i != n - 1);
+		ret = pidx_remove_level(s, pid, i, i != n - 1, refused);
 		if (ret == -ENOMEM && i != n - 1)
 			return -EIO;
 		if (ret)
@@ -491,12 +496,12 @@ int pidx_publish_levels(struct pidx_storm *s, struct pidx_pid *pid)
  * one asked again for memory, since it cannot be kept.
  */
 static int pidx_unreserve(struct pidx_storm *s, struct pidx_pid *pid,
-			  unsigned int from)
+			  unsigned int from, u64 *refused)
 {
 	int ret = 0;
 
 	while (++from < s->nlevels)
-		ret = pidx_remove_level(s, pid, from, true) ?: ret;
+		ret = pidx_remove_level(s, pid, from, true, refused) ?: ret;
 	return ret;
 }
 
@@ -518,7 +523,7 @@ static int pidx_reserve_levels(struct pidx_worker *w, struct pidx_pid *pid)
 				pidx_worker_error(w, nr, nr < 0 ?
 						  "alloc returned an unexpected error" :
 						  "alloc returned a number outside [1, pid_max)");
-			if (pidx_unreserve(s, pid, i))
+			if (pidx_unreserve(s, pid, i, &w->fails))
 				pidx_worker_error(w, nr, "unwind of a reservation failed");
 			return nr < 0 ? nr : -ERANGE;
 		}
@@ -575,7 +580,7 @@ static struct pidx_pid *pidx_alloc_pid(struct pidx_worker *w)
 			/* alloc_pid()'s unwind: the reservations go, then the object */
 			pidx_worker_error(w, pid->numbers[0].nr,
 					  "publish of a number just reserved failed");
-			if (pidx_remove_levels(s, pid))
+			if (pidx_remove_levels(s, pid, &w->fails))
 				return NULL;
 		}
 	}
@@ -593,7 +598,7 @@ static struct pidx_pid *pidx_alloc_pid(struct pidx_worker *w)
 static int pidx_exit_pid(struct pidx_worker *w, struct pidx_pid *pid)
 {
 	struct pidx_storm *s = w->storm;
-	int ret = pidx_remove_levels(s, pid);
+	int ret = pidx_remove_levels(s, pid, &w->fails);
 
 	if (!ret) {
 		pidx_pid_free(pid);

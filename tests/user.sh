@@ -222,6 +222,7 @@ user_tests() {
 		done
 	done
 	dependent_tests "$u" "$c" "$nidx"
+	levels_tests "$u" "${c##* }" "$nidx"
 	# the two IDR references side by side, 6.1's first; natively every
 	# take may sleep, so idr_onelock's fork rows say their -ENOMEM retries
 	after=$("$SRC/user/pidx-user" --list 2>/dev/null | cut -f1 | grep -A1 -x idr | tail -n 1)
@@ -367,8 +368,12 @@ user_tests() {
 	sed -i 's/\treturn idr_find(&r->idr, pid);/\treturn pid % 97 ? idr_find(\&r->idr, pid) : NULL;/' \
 		"$u/broken/pidx_idr_ref.c"
 	sed -i 's/^#define PIDX_AGED_WRAPS\t\t2$/#define PIDX_AGED_WRAPS\t\t0/' "$u/broken/pidx_shape.h"
+	# an exit that frees every level but the first (one level runs apart)
+	sed -i 's/^\t\tret = pidx_remove_level(s, pid, i, i != n - 1);$/\t\tret = i ? pidx_remove_level(s, pid, i, i != n - 1) : 0;/' \
+		"$u/broken/pidx_workload.c"
 	if grep -q 'pid % 97' "$u/broken/pidx_idr_ref.c" &&
 		grep -q 'PIDX_AGED_WRAPS		0' "$u/broken/pidx_shape.h" &&
+		grep -q 'ret = i ? pidx_remove_level' "$u/broken/pidx_workload.c" &&
 		make -C "$u/broken" user KDIR="$KDIR" >"$u/broken.log" 2>&1; then
 		"$u/broken/user/pidx-user" --indexes idr,skiplist --keys 2K --ops 1000 \
 			--csv "$u/broken.csv" >"$u/broken.out" 2>&1
@@ -390,6 +395,19 @@ user_tests() {
 			pass "user: the broken idr lookup fails an aged mixed storm too; skiplist verified"
 		else
 			fail "user: broken idr lookup, aged mixed" "exit 1, idr FAILED naming lookup, skiplist yes, saw exit $ok: $(grep -E '^(idr|skiplist) ' "$u/broken-aged.out" | cut -c1-200 | tr '\n' ' ')"
+		fi
+		# the per-level oracle: level 0 keeps the numbers of PIDs that
+		# exited; at one level the exit is one call and stays right
+		"$u/broken/user/pidx-user" --indexes skiplist --workload fork --levels 2 \
+			--keys 2K --ops 1000 --cpus 0 >"$u/broken-levels.out" 2>&1
+		ok=$?
+		"$u/broken/user/pidx-user" --indexes skiplist --workload fork --levels 1 \
+			--keys 2K --ops 1000 --cpus 0 >"$u/broken-level1.out" 2>&1
+		if [ "$ok" = 1 ] && grep -q '^skiplist .*FAILED (.*present but should not be at level 0' "$u/broken-levels.out" &&
+			grep -q '^skiplist .* yes$' "$u/broken-level1.out"; then
+			pass "user: an exit that leaves level 0's number fails a 2-level fork storm, naming level 0; verified at 1 level"
+		else
+			fail "user: broken exit at level 0" "exit 1, skiplist FAILED naming level 0 at 2 levels, yes at 1, saw exit $ok: $(grep -E '^skiplist ' "$u/broken-levels.out" "$u/broken-level1.out" | cut -c1-200 | tr '\n' ' ')"
 		fi
 		# a fork's lookups under a dist: the walk's prefilled keys must hit
 		"$u/broken/user/pidx-user" --indexes idr,skiplist --workload fork --fork-lookups 1 \
@@ -735,6 +753,61 @@ replay_tests() {
 		pass "user: replay without --trace, and --trace without replay, refused with exit 2"
 	else
 		fail "user: --trace and --workload replay" "exit 2 for both, saw $ok ($out), $out2"
+	fi
+}
+
+# levels natively: fork storms (with a lookup of each new PID), mixed
+# storms and chained lookups at 2 and 3 namespace levels, every index
+# verified at every level with the levels column set; a replay and the
+# spread shape at 3; a default row says 1; bad values refused
+levels_tests() {
+	local u=$1 cpus=$2 nidx=$3 f out ok n l w wl mix bad v
+	for l in 2 3; do
+		for w in fork mixed:50/25/25 lookup; do
+			wl=${w%%:*} mix=
+			[ "$wl" != "$w" ] && mix=${w#*:}
+			f=$u/levels-$l-$wl.csv
+			out=$("$SRC/user/pidx-user" --indexes auto --workload "$wl" ${mix:+--mix "$mix"} \
+				--levels "$l" --fork-lookups 1 --dependent 1 --keys 2K --ops 1000 \
+				--cpus "$cpus" --quiet --csv "$f" 2>&1)
+			ok=$?
+			n=$(csv_count "$f" "v(\"levels\") == $l && v(\"workload\") == \"$wl\" && (v(\"verified\") == \"yes\" || (v(\"index\") == \"null\" && v(\"verified\") == \"n/a\"))")
+			if [ "$ok" = 0 ] && [ "$n" = "$nidx" ]; then
+				pass "user: $l levels, $w on cpus $cpus: $nidx indexes verified at every level"
+			else
+				fail "user: $l levels, $w on cpus $cpus" "exit 0 and $nidx verified rows with levels=$l, saw exit $ok, $n rows: $(echo "$out" | head -2 | tr '\n' ' ')$(awk -F, '$28 == "FAILED" { print $2 ": " $29 }' "$f" 2>/dev/null | head -1 | cut -c1-160)"
+			fi
+		done
+	done
+	f=$u/levels-3-spread-replay.csv
+	"$SRC/user/pidx-user" --indexes auto --workload fork --shape spread --pid-max 4194304 \
+		--levels 3 --keys 2K --ops 1000 --cpus "$cpus" --quiet --csv "$f" >/dev/null 2>&1 &&
+	"$SRC/user/pidx-user" --indexes auto --workload replay --trace "$SRC/tests/fixtures/trace-small.txt" \
+		--levels 3 --keys 2K --cpus "$cpus" --quiet --csv "$f" >/dev/null 2>&1
+	ok=$?
+	n=$(csv_count "$f" 'v("levels") == 3 && (v("verified") == "yes" || (v("index") == "null" && v("verified") == "n/a"))')
+	if [ "$ok" = 0 ] && [ "$n" = "$((2 * nidx))" ]; then
+		pass "user: 3 levels, spread fork storms and the fixture's replay: $nidx indexes verified each"
+	else
+		fail "user: 3 levels, spread and replay" "exit 0 and $((2 * nidx)) verified rows, saw exit $ok, $n"
+	fi
+	n=$(csv_count "$u/fork-0.csv" 'v("levels") == 1')
+	if [ "$n" = "$nidx" ]; then
+		pass "user: a run without --levels says levels 1 in each row"
+	else
+		fail "user: default levels" "$nidx rows with levels 1 in fork-0.csv, saw $n"
+	fi
+	bad=
+	for v in 0 4 -1 x 1x ""; do
+		out=$("$SRC/user/pidx-user" --levels "$v" --indexes null --quiet 2>&1)
+		ok=$?
+		[ "$ok" = 2 ] && case "$out" in *"--levels wants a number in [1, 3]"*) continue ;; esac
+		bad="$bad '$v'($ok)"
+	done
+	if [ -z "$bad" ]; then
+		pass "user: --levels refuses 0, 4, -1, x, 1x and the empty word with exit 2"
+	else
+		fail "user: --levels bad values" "exit 2 naming [1, 3], saw$bad"
 	fi
 }
 

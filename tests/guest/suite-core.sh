@@ -195,13 +195,13 @@ t_lockref_loop() {
 t_bad_input() {
 	set_all keys=1024 pid_max=32768 ops=500
 	long=$(awk 'BEGIN { while (i++ < 700) printf "9" }')
-	for f in indexes workload mix keys ops mode cpus pid_max repeat seed fork_window fork_lookups fork_exit sl_p sl_max_level rb_level dependent shape testcase; do
+	for f in indexes workload mix keys ops mode cpus pid_max repeat seed fork_window fork_lookups fork_exit sl_p sl_max_level rb_level dependent levels shape testcase; do
 		bad $f "" EINVAL
 		bad $f "   " EINVAL
 		bad $f "garbage!" EINVAL
 		bad $f "$long" EINVAL
 	done
-	for f in keys ops pid_max repeat seed fork_window fork_lookups sl_p sl_max_level rb_level dependent; do
+	for f in keys ops pid_max repeat seed fork_window fork_lookups sl_p sl_max_level rb_level dependent levels; do
 		bad $f -1 EINVAL
 		bad $f 12abc EINVAL
 		bad $f 99999999999999999999999 EINVAL

@@ -248,6 +248,16 @@ t_failslab_storms() {
 			done
 		done
 	done
+	# 3 namespace levels: a fork refused at one level unwinds the levels
+	# it reserved, and each refusal is one failed operation
+	set_all workload=fork levels=3
+	for mode in ipi kthread; do
+		set_all "mode=$mode"
+		for ix in $INDEXES; do
+			fs_storm "$ix" fork "$mode" 50
+		done
+	done
+	set_all levels=1
 	# the IDR takes a radix tree node once in 64 numbers, and from a per-CPU
 	# pool where it may (not in an IPI): only a longer insert storm runs it
 	# out of nodes, and its storms above refuse some 3 ops in all, none in

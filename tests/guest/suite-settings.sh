@@ -104,7 +104,7 @@ settings_selftest() {
 # nodes the guest has: each write and run answers ok or a clear error.
 t_settings() {
 	nn=$(nnodes)
-	base="indexes=all workload=lookup mix=90/5/5 keys=256 pid_max=32768 ops=32 mode=ipi cpus=all repeat=1 seed=1 fork_window=16 sl_p=4 sl_max_level=0 rb_level=0 trace_visits=0 node=any pmu=auto dependent=0 fork_lookups=0 fork_exit=remote shape=dense"
+	base="indexes=all workload=lookup mix=90/5/5 keys=256 pid_max=32768 ops=32 mode=ipi cpus=all repeat=1 seed=1 fork_window=16 sl_p=4 sl_max_level=0 rb_level=0 trace_visits=0 node=any pmu=auto dependent=0 fork_lookups=0 fork_exit=remote shape=dense levels=1"
 	# shellcheck disable=SC2086 # words on purpose
 	set_all $base
 	for ix in all $(cut -f1 $D/available) idr,maple; do
@@ -174,6 +174,7 @@ t_settings() {
 	for l in 1 16 0; do setrun rb_level=$l; done
 	for t in 1 0; do setrun trace_visits=$t; done
 	for t in 1 0; do setrun dependent=$t; done
+	for l in 3 2 1; do setrun levels=$l; done
 	for p in off sw auto; do setrun pmu=$p; done
 	for sh in spread aged dense; do setrun shape=$sh; done
 	for n in 0 1 interleave any; do

@@ -28,6 +28,7 @@ t_busy() {
 	bad fork_lookups 1 EBUSY
 	bad fork_exit local EBUSY
 	bad dependent 1 EBUSY
+	bad levels 3 EBUSY
 	bad shape aged EBUSY
 	bad dist zipf:0.99 EBUSY
 	bad stall_test 100 EBUSY
@@ -94,6 +95,58 @@ t_dependent() {
 		rmmod pidx
 	else
 		pass "module parameter dependent=2 refused"
+	fi
+	insmod "$KO" ops=500
+	set_all indexes=all keys=1024 ops=500
+}
+
+# levels=N: a number per namespace level for each PID, one index instance
+# per level.  Fork storms (each new PID looked up, at the deepest level)
+# at 1, 2 and 3 levels in both modes, and mixed storms at 3, every index
+# verified at every level with the setting in its row; test_result says
+# so; a fork's -ENOMEM unwinds every level under failslab (t_failslab);
+# bad values refused, the module parameter applied.  Under KASAN (debug)
+# the 3-level storms only.
+t_levels() {
+	expect "levels defaults to 1" 1 "$(cat $D/levels)"
+	nix=$(echo "$INDEXES" | wc -w)
+	set_all indexes=all keys=2048 ops=1000 repeat=1 pid_max=32768 cpus=all mix=50/25/25 \
+		fork_lookups=1 fork_window=16
+	lv=$(colno levels)
+	runs="1:fork 2:fork 3:fork 3:mixed"
+	[ "$LEVEL" = debug ] && runs="3:fork 3:mixed"
+	for r in $runs; do
+		l=${r%%:*} wl=${r#*:}
+		for mode in ipi kthread; do
+			name="levels $l: $wl/$mode"
+			set_all levels="$l" workload="$wl" mode=$mode
+			res=$(wr testcase run)
+			if [ "$RT" = 1 ] && [ "$mode" = ipi ]; then
+				rt_refusal "$name" "$res"
+				continue
+			fi
+			got=$(last_run_rows | awk -F, -v l="$l" -v lv="$lv" '$28 == "yes" && $lv == l' | wc -l)
+			# maple's writers need interrupts on: it sits out ipi writes
+			skipped=$(grep -c '^skipped: ' $D/test_result)
+			expect "$name: every index verified at every level, the row says $l" \
+				"ok $((nix - skipped))" "$res $got"
+			[ "$res $got" = "ok $((nix - skipped))" ] ||
+				last_run_rows | awk -F, '$28 != "yes" { print "  " $2 ": " $29 }' | head -3
+		done
+	done
+	expect "levels 3: test_result says so" 1 \
+		"$(grep -c '^pidx run .*, 3 namespace levels (lookups read the deepest)' $D/test_result)"
+	for v in "" 0 4 -1 bogus 99999999999 1x 0x4; do bad levels "$v" EINVAL; done
+	set_all levels=1 workload=lookup mode=ipi mix=90/5/5 fork_lookups=0 fork_window=64
+	rmmod pidx
+	insmod "$KO" levels=3
+	expect "module parameter levels=3 applied" 3 "$(cat $D/levels 2>/dev/null)"
+	rmmod pidx
+	if insmod "$KO" levels=4 2>/dev/null; then
+		fail "module parameter levels=4" "the load refused"
+		rmmod pidx
+	else
+		pass "module parameter levels=4 refused"
 	fi
 	insmod "$KO" ops=500
 	set_all indexes=all keys=1024 ops=500

@@ -119,6 +119,7 @@ full)
 	timed t_fork_settings
 	timed t_pmu
 	timed t_dependent
+	timed t_levels
 	timed t_shape
 	timed t_dist
 	timed t_replay
@@ -146,6 +147,7 @@ debug)
 	timed t_bad_input
 	timed t_visits
 	timed t_pmu
+	timed t_levels
 	timed t_shape
 	timed t_replay
 	timed t_node_interleave
