@@ -43,9 +43,10 @@ lookups another dist than uniform drew (zipf:S, recent:H, sequential) are
 left out of every figure, which compare uniform lookups (with a warning).
 Replay rows (workload=replay) are a workload of their own per trace,
 labelled with the trace's event count from extra (replay 406ev).
-A results.csv
-without those columns reads as trace_visits=0, node=any, pmu n/a,
-dependent=0, dist=uniform.
+Rows with levels
+above 1 (a number per namespace level) are a workload of their own
+(fork (3 levels)).  A results.csv without those columns reads as
+trace_visits=0, node=any, pmu n/a, dependent=0, dist=uniform, levels=1.
 
 Runs with Debian's python3-matplotlib: use /usr/bin/python3.
 """
@@ -57,6 +58,9 @@ import math
 import os
 import statistics
 import sys
+
+# the report's package beside this script: one name for each workload
+from pidxreport.data import workload_label
 
 PROG = "plot.py"
 
@@ -73,7 +77,7 @@ NUMERIC = ["run", "ncpus", "keys", "ops", "pid_max", "seed", "repeat",
            "trace_visits", "visits_per_op", "visits_max", "lines_per_op",
            "lines_max", "cycles_per_op", "instructions_per_op",
            "cache_refs_per_op", "cache_misses_per_op",
-           "llc_load_misses_per_op", "dependent"]
+           "llc_load_misses_per_op", "dependent", "levels"]
 # Columns added after `extra`, and what a results.csv without them means.
 OPTIONAL_NUMBERS = ["visits_per_op", "visits_max", "lines_per_op",
                     "lines_max", "cycles_per_op", "instructions_per_op",
@@ -357,27 +361,17 @@ def check_new_columns(row, path, line):
         raise PlotError(f"{path} line {line}: column 'dependent' is not "
                         f"0 or 1: '{dep:g}'")
     row["dependent"] = int(dep or 0)
+    # a run made before the setting existed had one namespace level
+    lv = row.get("levels")
+    if lv not in (None, 1, 2, 3):
+        raise PlotError(f"{path} line {line}: column 'levels' is not 1, 2 "
+                        f"or 3: '{lv:g}'")
+    row["levels"] = str(int(lv or 1))
     node = row["node"].lower()
     if node not in ("any", "interleave") and not node.isdigit():
         raise PlotError(f"{path} line {line}: column 'node' is not any, "
                         f"interleave or a node number: '{row['node']}'")
     row["node"] = node if not node.isdigit() else str(int(node))
-
-
-def workload_label(row):
-    if row["workload"] == "mixed" and row["mix"]:
-        return f"mixed {row['mix']}"
-    # replays of different traces are different workloads
-    if row["workload"] == "replay":
-        # bench names each trace (trace_name=, first); a row without
-        # one tells traces apart by their event count (trace=N)
-        kvs = dict(kv.partition("=")[::2] for kv in
-                   (row.get("extra") or "").split(";"))
-        if kvs.get("trace_name"):
-            return f"replay {kvs['trace_name']}"
-        if kvs.get("trace"):
-            return f"replay {kvs['trace']}ev"
-    return row["workload"]
 
 
 # ------------------------------------------------------------ statistics

@@ -159,6 +159,25 @@ def main():
            ("dependent=1, dense keys only", "missed")],
           [(x.setting, x.verdict) for x in v])
 
+    # namespace levels: a workload of their own beside one level's, whose
+    # rows (and those of a run from before the setting) read as levels=1
+    rows = [r + [1] for r in lookup([0.5, 0.5, 0.5])] + \
+        [r + [3] for r in lookup([0.8, 0.8, 0.9])]
+    res = Results(run_dir(rows, header=HEADER + ",levels"))
+    v = tg.judge(target(), res)
+    check("one and three levels get a verdict each, labelled",
+          sorted((x.setting, x.verdict) for x in v) ==
+          [("levels=1, wl=lookup, dense keys only", "met"),
+           ("levels=3, wl=lookup (3 levels), dense keys only", "met")],
+          [(x.setting, x.verdict) for x in v])
+    heads = sorted({k[0] for k in Report(res, {"target": []}).head})
+    check("the report heads one level and three apart",
+          heads == ["lookup", "lookup (3 levels)"], heads)
+    res = Results(run_dir(lookup([0.5, 0.5, 0.5])))
+    check("no levels column: its rows read as levels=1",
+          {(r["levels"], r["wl"]) for r in res.rows} == {("1", "lookup")},
+          {(r["levels"], r["wl"]) for r in res.rows})
+
     # cachegrind counts decide alone
     rows = [row(1, "idr", "lookup", 1, 32768, 0, 5, sub="user",
                 pmu="cachegrind", d1=2.0),

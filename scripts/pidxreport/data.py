@@ -99,9 +99,13 @@ def extra_value(row, key):
 
 
 def workload_label(row):
+    """The workload a row measures, as the report and plot.py name it: a
+    mix, a trace and more than one namespace level each make their own."""
+    levels = row.get("levels") or "1"
+    if levels not in ("1", 1):
+        return f"{workload_label(dict(row, levels='1'))} ({levels} levels)"
     if row.get("workload") == "mixed" and row.get("mix"):
         return f"mixed {row['mix']}"
-    # one workload per trace, as plot.py labels it
     if row.get("workload") == "replay":
         # bench names each trace (trace_name=, first); a row without
         # one tells traces apart by their event count (trace=N)
@@ -221,16 +225,17 @@ class Results:
             k = "remote fork exits mostly local"
             self.left_out[k] = self.left_out.get(k, 0) + 1
             return
-        # a run made before the setting existed batched its lookups
+        # a run made before the settings existed batched its lookups, and
+        # numbered each PID in one namespace level
         row["dependent"] = row.get("dependent") or "0"
+        row["levels"] = row.get("levels") or "1"
         for c in ("keys", "ncpus", "repeat", "run"):
             row[c] = number(row.get(c)) or 0
         row["cg_ll_misses"] = extra_value(row, "cg_ll_misses")
         if row["cg_ll_misses"] is None:
             row["cg_ll_misses"] = number(row.get("llc_load_misses_per_op"))
         cols = [c for c in self.header if c not in MEASURED]
-        if "dependent" not in cols:
-            cols.append("dependent")
+        cols += [c for c in ("dependent", "levels") if c not in cols]
         row["settings"] = tuple(sorted(
             (c, row[c] if c in ("keys", "ncpus") else row.get(c, ""))
             for c in cols) +
