@@ -83,6 +83,10 @@ to $OUT.  Every option has an environment equivalent (in brackets).
                       other workloads, the visits, numa and cachegrind
                       sweeps run with 0 (they count the same either way)
                       [DEPENDENT=0]
+  --levels LIST       namespace levels, 1 to 3: the keys sweep's lookup and
+                      fork storms (the cachegrind sweep's too) run once per
+                      value, each PID numbered in every level; the other
+                      workloads and sweeps run at 1 [LEVELS=1]
   --visits yes|no     the visits sweep [VISITS=yes]
   --numa auto|yes|no  the numa sweep; auto: when 2+ NUMA nodes are online
                       [NUMA=auto]
@@ -140,6 +144,7 @@ OPS=${OPS:-}
 REPEAT=${REPEAT:-}
 SEED=${SEED:-1}
 DEPENDENT=${DEPENDENT:-0}
+LEVELS=${LEVELS:-1}
 DISTS=${DISTS:-uniform}
 PIDX_SET=${PIDX_SET:-}
 VISITS=${VISITS:-yes}
@@ -168,6 +173,7 @@ while [ $# -gt 0 ]; do
 	--repeat) need_arg "$@"; REPEAT=$2; shift ;;
 	--seed) need_arg "$@"; SEED=$2; shift ;;
 	--dependent) need_arg "$@"; DEPENDENT=$2; shift ;;
+	--levels) need_arg "$@"; LEVELS=$2; shift ;;
 	--dists) need_arg "$@"; DISTS=$2; shift ;;
 	--traces) need_arg "$@"; TRACES=$2; shift ;;
 	--set) need_arg "$@"; PIDX_SET="$PIDX_SET $2"; shift ;;
@@ -273,6 +279,11 @@ DEP_L=$(echo "$DEPENDENT" | tr ',' ' ')
 [ -n "$DEP_L" ] || die "empty --dependent" 2
 for d in $DEP_L; do
 	case $d in 0 | 1) ;; *) die "--dependent is a list of 0 and 1, not '$DEPENDENT'" 2 ;; esac
+done
+LEV_L=$(echo "$LEVELS" | tr ',' ' ')
+[ -n "$LEV_L" ] || die "empty --levels" 2
+for l in $LEV_L; do
+	case $l in 1 | 2 | 3) ;; *) die "--levels is a list of 1, 2 and 3, not '$LEVELS'" 2 ;; esac
 done
 KEYS_L=$(num_list "$KEYS") || exit 2
 SWEEP_K=$(to_num "$CPU_SWEEP_KEYS") || die "--cpu-sweep-keys '$CPU_SWEEP_KEYS' is not a number" 2
@@ -466,11 +477,23 @@ wl_dists() { # WORKLOAD
 	done
 }
 
+# WORKLOAD once per --levels value where the keys sweep runs it at more
+# than one (lookup, fork): WORKLOAD~N at N levels
+wl_levels() { # WORKLOAD
+	for l in $LEV_L; do
+		if [ "$l" = 1 ]; then
+			echo "$1"
+		else
+			case $1 in lookup | lookup+* | fork) echo "$1~$l" ;; esac
+		fi
+	done
+}
+
 # a keys or CPU sweep configuration, once per --dependent value where the
 # setting changes the storm
 sweep_line() { # MODE NCPUS KEYS PID_MAX SHAPE WORKLOAD
 	case $6 in
-	lookup | lookup+* | mixed | mixed:*)
+	lookup | lookup+* | lookup~* | mixed | mixed:*)
 		for d in $DEP_L; do
 			if [ "$d" = 1 ]; then echo "$* dependent"; else echo "$*"; fi
 		done
@@ -485,11 +508,16 @@ plan() {
 			spaces "$k" | while read -r p sh; do
 				for w in $WL_ALL; do
 					for d in $(wl_dists "$w"); do
-						echo "kthread 1 $k $p $sh $d cachegrind"
+						for l in $(wl_levels "$d"); do
+							echo "kthread 1 $k $p $sh $l cachegrind"
+						done
 					done
 				done
 				for a in $WL_AT; do
-					[ "$k" -le "${a#*@}" ] && echo "kthread 1 $k $p $sh ${a%@*} cachegrind"
+					[ "$k" -le "${a#*@}" ] || continue
+					for l in $(wl_levels "${a%@*}"); do
+						echo "kthread 1 $k $p $sh $l cachegrind"
+					done
 				done
 			done
 		done
@@ -506,7 +534,9 @@ plan() {
 					case $w in lookup | fork) ;; *) continue ;; esac
 				fi
 				for d in $(wl_dists "$w"); do
-					sweep_line "$FIRST_MODE" "$KCPUS" "$k" "$p" "$sh" "$d"
+					for l in $(wl_levels "$d"); do
+						sweep_line "$FIRST_MODE" "$KCPUS" "$k" "$p" "$sh" "$l"
+					done
 				done
 			done
 			i=1
@@ -610,7 +640,7 @@ summary() {
 		say "  keys sweep: keys $(commas "$KEYS_L"), $KCPUS CPUs, mode $FIRST_MODE; CPU sweep: CPUs $(commas "$CPUS_L"), modes $(commas "$MODES_L"), keys $SWEEP_K"
 	fi
 	say "  pid_max $(commas "$PIDMAX_L"); shapes $(commas "$SHAPES_L"); lookup dists $(commas "$DIST_L")${TRACES:+; replays of $NTRACE trace(s)}"
-	say "  workloads $WORKLOADS; ops $OPS per CPU; seed $SEED; dependent $(commas "$DEP_L"); indexes ${IDX_W:-$INDEXES}"
+	say "  workloads $WORKLOADS; ops $OPS per CPU; seed $SEED; dependent $(commas "$DEP_L"); levels $(commas "$LEV_L"); indexes ${IDX_W:-$INDEXES}"
 }
 
 # the resolved sweep, key=value (bench.sh copies it into meta)
@@ -631,6 +661,7 @@ sweep_conf() {
 	echo "repeat=$REPEAT"
 	echo "seed=$SEED"
 	echo "dependent=$(commas "$DEP_L")"
+	echo "levels=$(commas "$LEV_L")"
 	echo "dists=$(commas "$DIST_L")"
 	i=1 names=
 	while [ "$i" -le "$NTRACE" ]; do
@@ -745,13 +776,13 @@ else
 fi
 
 # one configuration through pidx-user: its rows go to $OUT/results.csv
-user_run() { # OPS WORKLOAD MIX CPUS KEYS PID_MAX SHAPE VISITS CACHEGRIND DEPENDENT
+user_run() { # OPS WORKLOAD MIX CPUS KEYS PID_MAX SHAPE VISITS CACHEGRIND DEPENDENT (and $lv)
 	# shellcheck disable=SC2086 # USER_SET is a list of options
 	"$PIDX_USER" --quiet --csv "$OUT/results.csv" --run "$((done_n + 1))" \
 		--indexes "$IDX_W" --repeat "$REPEAT" --seed "$SEED" --ops "$1" \
 		--workload "$2" ${3:+--mix "$3"} --cpus "$4" --keys "$5" --pid-max "$6" \
 		--shape "$7" ${8:+--trace-visits} ${9:+--cachegrind} --dependent "${10:-0}" \
-		--dist "$dist" ${trace:+--trace "$trace"} $USER_SET \
+		--levels "$lv" --dist "$dist" ${trace:+--trace "$trace"} $USER_SET \
 		>>"$OUT/pidx-user.log" 2>&1
 }
 
@@ -779,6 +810,8 @@ $PLAN
 EOF
 while read -r mode n keys pm shape w extra <&3; do
 	[ -n "$mode" ] || continue
+	lv=1
+	case $w in *~*) lv=${w##*~} w=${w%~*} ;; esac
 	dist=uniform
 	case $w in *+*) dist=${w#*+} w=${w%%+*} ;; esac
 	trace=
@@ -866,6 +899,7 @@ while read -r mode n keys pm shape w extra <&3; do
 		node=*) wr node "${extra#node=}" || ok=0 ;;
 		dependent) wr dependent 1 || ok=0 ;;
 		esac
+		[ "$lv" = 1 ] || wr levels "$lv" || ok=0
 		# keys must fit the PID space at every step: grow the space first,
 		# shrink it last
 		cur=$(tr -cd '0-9' 2>/dev/null <"$D/pid_max")
@@ -893,8 +927,9 @@ while read -r mode n keys pm shape w extra <&3; do
 		node=*) wr node any ;;
 		dependent) wr dependent 0 ;;
 		esac
+		[ "$lv" = 1 ] || wr levels 1
 	fi
-	[ "$ok" = 1 ] || failed_cfgs="$failed_cfgs $w,$mode,cpus=$n,keys=$keys,pid_max=$pm,shape=$shape,dist=$dist${extra:+,$extra};"
+	[ "$ok" = 1 ] || failed_cfgs="$failed_cfgs $w,$mode,cpus=$n,keys=$keys,pid_max=$pm,shape=$shape,dist=$dist,levels=$lv${extra:+,$extra};"
 	if [ "$ok" = 1 ] && [ -n "$trace" ]; then
 		if [ -n "$PIDX_USER" ]; then
 			r=$((done_n + 1))

@@ -113,6 +113,9 @@ Where:
                       the kernel sweep runs in the VM [USER_SWEEP=auto]
   --user-keys LIST    keys sizes of the user sweep's keys sweep
                       [USER_KEYS=1K,32K,1M]; --keys sets both
+  --levels LIST       namespace levels, 1 to 3: the keys sweep's lookup and
+                      fork storms run once per value, in every part
+                      (kernel, user, cachegrind) [LEVELS=1]
   --user-dependent LIST
                       --dependent of the user sweep [USER_DEPENDENT=0,1]:
                       the native lookup targets are judged on dependent=1
@@ -224,11 +227,11 @@ cargs=()
 for v in INDEXES:--indexes WORKLOADS:--workloads MODES:--modes CPUS:--cpus \
 	KEYS:--keys CPU_SWEEP_KEYS:--cpu-sweep-keys OPS:--ops REPEAT:--repeat \
 	SEED:--seed VISITS:--visits KEYS_CPUS:--keys-cpus PID_MAX:--pid-max SHAPES:--shapes \
-	DISTS:--dists; do
+	DISTS:--dists LEVELS:--levels; do
 	name=${v%%:*}
 	if [ -n "${!name:-}" ]; then
 		gargs+=("${v#*:}" "${!name}")
-		case $name in INDEXES | SEED | PID_MAX | SHAPES | DISTS) cargs+=("${v#*:}" "${!name}") ;; esac
+		case $name in INDEXES | SEED | PID_MAX | SHAPES | DISTS | LEVELS) cargs+=("${v#*:}" "${!name}") ;; esac
 	fi
 done
 for s in ${PIDX_SET:-}; do gargs+=(--set "$s"); cargs+=(--set "$s"); done
@@ -249,6 +252,7 @@ while [ $# -gt 0 ]; do
 		;;
 	--user-keys) needarg "$@"; USER_KEYS=$2; shift ;;
 	--dependent) needarg "$@"; KERNEL_DEPENDENT=$2 USER_DEPENDENT=$2; shift ;;
+	--levels) needarg "$@"; gargs+=("$1" "$2"); cargs+=("$1" "$2"); shift ;;
 	--user-dependent) needarg "$@"; USER_DEPENDENT=$2; shift ;;
 	--user-keys-cpus) needarg "$@"; USER_KEYS_CPUS=$2; shift ;;
 	--numa) needarg "$@"; NUMA=$2; shift ;;

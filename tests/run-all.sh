@@ -570,7 +570,7 @@ bench_plumbing_test() {
 	out=$WORK/bench-user
 	if "$REPO/scripts/bench.sh" --user --keys 1K --cpus 1,2 --cpu-sweep-keys 1K \
 		--workloads lookup,fork --ops 2000 --repeat 2 --visits no --cachegrind-sweep no \
-		--dists uniform,zipf:0.99 --traces "$REPO/results/traces/make-j2-user.trace.xz" \
+		--dists uniform,zipf:0.99 --levels 1,3 --traces "$REPO/results/traces/make-j2-user.trace.xz" \
 		--out "$out" >"$WORK/bench-user.log" 2>&1 &&
 		grep -qx 'env=user' "$out/meta" && grep -qx 'parts=user' "$out/meta" &&
 		[ "$(csv_count "$out/results.csv" 'v("substrate") == "user" && v("verified") != "FAILED"')" -gt 0 ] &&
@@ -592,6 +592,18 @@ bench_plumbing_test() {
 		fail "bench --user: dependent" "as many dependent=1 as dependent=0 lookup rows, no dependent fork row, dependent=0,1 in meta, saw $n dependent rows, $(grep dependent "$out/meta" | tr '\n' ' ')"
 	fi
 	traces_named "$out" user make-j2-user 'v("substrate") == "user"'
+	# --levels: the keys sweep's lookups and forks once per value, the
+	# rest at one level; the report sets 1 against 3
+	n=$(csv_count "$out/results.csv" 'v("workload") == "fork" && v("levels") == 3 && v("verified") != "FAILED"')
+	if [ "$n" -gt 0 ] &&
+		[ "$(csv_count "$out/results.csv" 'v("workload") == "lookup" && v("levels") == 3')" -gt 0 ] &&
+		[ "$(csv_count "$out/results.csv" 'v("workload") == "replay" && v("levels") != 1')" = 0 ] &&
+		grep -qx 'levels=1,3' "$out/meta" &&
+		grep -q '^| fork | 1K[^|]* | 1 → 3 | ' "$out/REPORT.md"; then
+		pass "bench --user --levels 1,3: lookups and forks at 3 levels too ($n fork rows), replays at 1, meta and REPORT.md say so"
+	else
+		fail "bench --user --levels" "fork and lookup rows at levels 3, replays at 1, levels=1,3 in meta, the report's levels table, saw $n fork rows, $(grep levels "$out/meta" | tr '\n' ' ')"
+	fi
 	# --dists: the keys sweep's lookups once per dist, the rest uniform or n/a
 	n=$(csv_count "$out/results.csv" 'v("workload") == "lookup" && v("dist") == "zipf:0.99" && v("verified") != "FAILED"')
 	if [ "$n" -gt 0 ] &&

@@ -173,6 +173,14 @@ def main():
     heads = sorted({k[0] for k in Report(res, {"target": []}).head})
     check("the report heads one level and three apart",
           heads == ["lookup", "lookup (3 levels)"], heads)
+    md = Report(res, {"target": []}).levels_md()
+    row_md = [ln for ln in md.splitlines() if ln.startswith("| lookup ")]
+    check("the levels section: each index's ratio 1 → 3, idr's own factor",
+          row_md == ["| lookup | 32K | 1 → 3 | 1.00 | 0.500 → 0.800 |"],
+          row_md or md)
+    md = Report(Results(run_dir(lookup([0.5, 0.5, 0.5]))),
+                {"target": []}).levels_md()
+    check("no levels section in a run of one level", md == "", md)
     res = Results(run_dir(lookup([0.5, 0.5, 0.5])))
     check("no levels column: its rows read as levels=1",
           {(r["levels"], r["wl"]) for r in res.rows} == {("1", "lookup")},

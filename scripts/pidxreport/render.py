@@ -8,6 +8,7 @@ report to see whether it drifted.
 """
 
 import os
+import re
 
 from . import targets as tg
 from .data import (SUBSTRATE_SHORT, SUBSTRATE_TEXT, fmt_keys, workload_key)
@@ -385,6 +386,60 @@ class Report:
             out.append("")
         return "\n".join(out) if seen else ""
 
+    def _levels_pairs(self):
+        """[(sub, k1, kn, levels)]: each headline configuration run at
+        more than one namespace level (workload 'fork (3 levels)') beside
+        the same configuration at one level, on the same substrate."""
+        out = []
+        for kn in self.keys_order():
+            m = re.fullmatch(r"(.*) \(([0-9]+) levels\)", kn[0])
+            if not m:
+                continue
+            k1 = (m.group(1), kn[1], kn[2])
+            for sub in self.subs:
+                if self.head.get(k1, {}).get(sub) and self.head[kn].get(sub):
+                    out.append((sub, k1, kn, m.group(2)))
+        return out
+
+    def levels_md(self):
+        """Each index's median ratio to idr at one namespace level and at
+        more, in this run: what numbering each PID in every level (one
+        index instance per level, each fork reserving and each exit
+        freeing a number in all) does to the comparison."""
+        pairs = self._levels_pairs()
+        if not pairs:
+            return ""
+        out = ["## Namespace levels", "",
+               "Each index's median ratio to idr at one level and at more "
+               "(1 → N), in this run and configuration: every PID numbered "
+               "in each level, one index instance per level, lookups of the "
+               "deepest. idr's own column is its median at N levels over "
+               "its median at one: what the levels cost the reference.", ""]
+        for sub in self.subs:
+            rows = [p for p in pairs if p[0] == sub]
+            names = [n for n in self.indexes if n != "idr" and any(
+                self._moved(self.head[kn][sub], self.head[k1][sub], n)
+                for _, k1, kn, _ in rows)]
+            if not rows or not names:
+                continue
+            what = metric_of(sub)[1]
+            out += [f"#### {SUBSTRATE_SHORT[sub]} ({what})", "",
+                    "| workload | keys | levels | idr N / 1 | " +
+                    " | ".join(names) + " |",
+                    "|" + "---|" * (len(names) + 4)]
+            for _, k1, kn, lv in rows:
+                now, then = self.head[kn][sub], self.head[k1][sub]
+                idr = ""
+                if "idr" in now and "idr" in then:
+                    idr = fmt(now["idr"].idr_value.median /
+                              then["idr"].idr_value.median)
+                cells = [self._moved(now, then, n) or "" for n in names]
+                klab = fmt_keys(k1[1]) + (f" ({k1[2]})" if k1[2] else "")
+                out.append(f"| {k1[0]} | {klab} | 1 → {lv} | {idr} | " +
+                           " | ".join(cells) + " |")
+            out.append("")
+        return "\n".join(out)
+
     def moved_lines(self):
         """moved_md() in short, for the README: lookup and fork on the
         cache-true substrates at the largest keys size of each
@@ -584,6 +639,7 @@ class Report:
             "",
             self.headline_md(),
             self.moved_md(),
+            self.levels_md(),
             "## Memory",
             "",
             self.memory_md(),
