@@ -87,9 +87,9 @@
  *
  * The writers (alloc, insert, publish, remove and their level forms) may be
  * called from any context, including the interrupts-off callback of
- * on_each_cpu(), unless the index sets
- * writers_need_irqs_on: @gfp says whether they may sleep (GFP_KERNEL from
- * process context, GFP_ATOMIC otherwise).  The writers of an index that sets
+ * on_each_cpu(), unless the index sets writers_need_irqs_on: @gfp says
+ * whether they may sleep (GFP_KERNEL from process context, GFP_ATOMIC
+ * otherwise).  The writers of an index that sets
  * writers_need_irqs_on are called from process context only, and may sleep
  * whatever @gfp says (remove() has no @gfp).  Writers are serialized by each
  * index as it sees fit.
