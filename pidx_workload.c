@@ -552,8 +552,8 @@ static struct pidx_pid *pidx_alloc_pid(struct pidx_worker *w)
 		w->fails++;
 		return NULL;
 	}
-	pidx_pid_set(pid, s->nlevels);
 	if (s->ops->alloc_publish_levels) {
+		pidx_pid_set(pid, s->nlevels);
 		for (i = 0; i < s->nlevels; i++)
 			nrp[i] = &pid->numbers[i].nr;
 		ret = s->ops->alloc_publish_levels(s->lvl, s->nlevels, pid, nrp,
@@ -574,6 +574,7 @@ static struct pidx_pid *pidx_alloc_pid(struct pidx_worker *w)
 	} else {
 		ret = pidx_reserve_levels(w, pid);
 		if (!ret) {
+			pidx_pid_set(pid, s->nlevels);
 			ret = pidx_publish_levels(s, pid);
 			if (likely(!ret))
 				return pid;
