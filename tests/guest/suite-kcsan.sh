@@ -132,14 +132,16 @@ t_kcsan_pidmap() {
 # and removes included (fork reuses freed numbers), at the dense rate.
 t_kcsan_dense() {
 	for m in kthread ipi; do
-		for w in mixed fork; do
+		# fork3: forks at 3 namespace levels, the IDR's shared lock
+		for w in mixed fork fork3; do
 			# a fork batch (ops / 16 forks and their exits) of maple
 			# under dense watchpoints once took 5004 ms, past the 5 s
 			# bound: half the ops, half the batch
-			ops=5000
-			[ $w = fork ] && ops=2500
+			ops=5000 lv=1
+			[ $w != mixed ] && ops=2500
+			[ $w = fork3 ] && lv=3
 			set_all indexes=all keys=512 ops=$ops repeat=1 pid_max=4096 cpus=all \
-				workload=$w mix=40/30/30 mode=$m
+				workload=${w%3} levels=$lv mix=40/30/30 mode=$m
 			r=$(kcsan_dense wr testcase run)
 			expect "kcsan: dense $w/$m storm" ok "$r"
 			rows=$(last_run_rows)
@@ -155,6 +157,7 @@ t_kcsan_dense() {
 			done
 		done
 	done
+	set_all levels=1
 }
 
 # The concurrent phases at KCSAN's dense rate (CI's default-rate pass once
