@@ -297,13 +297,49 @@ static int idr_onelock_alloc_publish_levels(struct pidx_index *const *idx,
 	return got > 0 ? 0 : got;
 }
 
-/* One level: the first level's number, or an error. */
+/*
+ * One level (the engine's one-level forks, the selftest): the steps above
+ * without the loop over levels, as they were before levels, so that a
+ * one-level fork costs what it cost then.
+ */
 static int idr_onelock_alloc_publish(struct pidx_index *idx, void *value,
-				     u32 *nr, gfp_t gfp)
+				     u32 *nr_out, gfp_t gfp)
 {
-	int ret = idr_onelock_alloc_publish_levels(&idx, 1, value, &nr, gfp);
+	struct pidx_idr *r = to_pidx_idr(idx);
+	bool preload = gfpflags_allow_blocking(gfp);
+	bool retried = false;
+	unsigned long flags;
+	int nr;
 
-	return ret ? ret : *nr;
+	if (preload)
+		idr_preload(gfp);
+	spin_lock_irqsave(r->lock, flags);
+	/* describe() reads these without the lock */
+	if (!preload)
+		WRITE_ONCE(r->nr_atomic, r->nr_atomic + 1);
+	for (;;) {
+		nr = idr_ref_reserve(r, 0, preload ? GFP_ATOMIC : gfp);
+		if (nr != -ENOMEM || !preload || retried)
+			break;
+		spin_unlock_irqrestore(r->lock, flags);
+		idr_preload_end();
+		retried = true;
+		idr_preload(gfp);
+		spin_lock_irqsave(r->lock, flags);
+		WRITE_ONCE(r->nr_retried, r->nr_retried + 1);
+	}
+	if (nr >= 0) {
+		/* the object holds its number before idr_replace()'s release */
+		*nr_out = nr;
+		/* reserved, not yet published: lockless lookups miss it */
+		pidx_race_delay();
+		idr_replace(&r->idr, value, nr);
+	}
+	spin_unlock_irqrestore(r->lock, flags);
+	if (preload)
+		idr_preload_end();
+	idr_ref_visits(r, nr);
+	return nr;
 }
 
 /*

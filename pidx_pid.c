@@ -64,10 +64,13 @@ struct pidx_pid *pidx_pid_new(unsigned int levels, gfp_t gfp)
 {
 	struct pidx_pid *pid = kmem_cache_alloc(pidx_pid_cache[levels - 1], gfp);
 
-	if (pid)
+	if (pid) {
+		/* as alloc_pid(): the free finds the cache by it, whatever fails */
+		pid->level = levels - 1;
 		atomic_long_inc(&pidx_pid_count);
-	else
+	} else {
 		atomic_long_inc(&pidx_pid_nomem);
+	}
 	return pid;
 }
 

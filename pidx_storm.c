@@ -561,6 +561,9 @@ static void pidx_held(struct pidx_storm *s, struct pidx_pid *pid,
 	}
 
 	key = pid->numbers[o->level].nr;
+	/* a level an exit removed before the index refused the next one */
+	if (!key)
+		return;
 	if (key >= s->cfg->pid_max || __test_and_set_bit(key, o->expect)) {
 		pidx_fail(o->res, "PID %u handed out twice%s", key, o->at);
 		return;

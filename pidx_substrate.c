@@ -64,6 +64,12 @@ static int pidx_nomem_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
 	return pidx_nomem_seen(pidx_nomem_real->insert(idx, pid, gfp));
 }
 
+static int pidx_nomem_alloc_publish(struct pidx_index *idx, void *value, u32 *nr,
+				    gfp_t gfp)
+{
+	return pidx_nomem_seen(pidx_nomem_real->alloc_publish(idx, value, nr, gfp));
+}
+
 static int pidx_nomem_alloc_publish_levels(struct pidx_index *const *idx,
 					   unsigned int n, void *value,
 					   u32 *const *nr, gfp_t gfp)
@@ -100,7 +106,9 @@ static const struct pidx_ops *pidx_nomem_wrap(const struct pidx_ops *ops)
 	pidx_nomem_ops.alloc = pidx_nomem_alloc;
 	pidx_nomem_ops.insert = pidx_nomem_insert;
 	pidx_nomem_ops.remove = pidx_nomem_remove;
-	/* the engine's writers: alloc_publish() is the selftest's */
+	/* one level's forks take alloc_publish(), more levels' the level form */
+	if (ops->alloc_publish)
+		pidx_nomem_ops.alloc_publish = pidx_nomem_alloc_publish;
 	if (ops->alloc_publish_levels)
 		pidx_nomem_ops.alloc_publish_levels = pidx_nomem_alloc_publish_levels;
 	if (ops->remove_levels)

@@ -406,9 +406,9 @@ static noinline void pidx_lookup_walk_chain(struct pidx_worker *w, u32 n)
 }
 
 /*
- * How often a removal the index refused for memory (remove_may_fail) is
- * asked again at once, when other levels of the same PID are already
- * gone: the PID cannot be given back to its owner half removed.
+ * How often alloc_pid()'s unwind asks again for the removal of a level it
+ * reserved that the index refused for memory (remove_may_fail): a fork
+ * that failed cannot keep its reservations.
  */
 #define PIDX_REMOVE_TRIES	8
 
@@ -435,10 +435,12 @@ static int pidx_remove_level(struct pidx_storm *s, struct pidx_pid *pid,
 /*
  * free_pid(): every level's number of @pid removed, in one step where the
  * index frees a level group at once (remove_levels()), else level by level
- * from the deepest.  -ENOMEM (remove_may_fail) only where nothing was
- * removed, so that the caller still owns a whole PID; a later level's is
- * asked again (each refusal counted in *@refused where given), and is
- * -EIO, an error of the run, if it lasts.
+ * from the first, the deepest (the one lookups read) last.  -ENOMEM
+ * (remove_may_fail): the level refused and those after it are still held,
+ * and the caller still owns the PID; the levels before it are gone, their
+ * numbers zeroed in the object (no reader reads a level but the deepest),
+ * and the next exit goes on from the refused one.  @refused is unused
+ * here: each refusal reaches the caller.
  */
 int pidx_remove_levels(struct pidx_storm *s, struct pidx_pid *pid, u64 *refused)
 {
@@ -453,12 +455,14 @@ int pidx_remove_levels(struct pidx_storm *s, struct pidx_pid *pid, u64 *refused)
 			nr[i] = pid->numbers[i].nr;
 		return s->ops->remove_levels(s->lvl, n, nr);
 	}
-	for (i = n; i-- > 0;) {
-		ret = pidx_remove_level(s, pid, i, i != n - 1, refused);
-		if (ret == -ENOMEM && i != n - 1)
-			return -EIO;
+	for (i = 0; i < n; i++) {
+		if (!pid->numbers[i].nr)
+			continue;
+		ret = s->ops->remove(s->lvl[i], pid->numbers[i].nr);
 		if (ret)
 			return ret;
+		if (i != n - 1)
+			pid->numbers[i].nr = 0;
 	}
 	return 0;
 }
@@ -533,6 +537,63 @@ static int pidx_reserve_levels(struct pidx_worker *w, struct pidx_pid *pid)
 }
 
 /*
+ * alloc_pid() at one level, the path every run took before levels, kept
+ * apart so that a one-level fork costs what it cost then: the object, a
+ * number reserved for it, the object built with it, and the number
+ * published, in two steps, or one where the index has alloc_publish().
+ */
+static struct pidx_pid *pidx_alloc_pid_one(struct pidx_worker *w)
+{
+	struct pidx_storm *s = w->storm;
+	struct pidx_pid *pid = pidx_pid_new(1, s->gfp);
+	int nr, ret;
+
+	if (!pid) {
+		w->fails++;
+		return NULL;
+	}
+	if (s->ops->alloc_publish) {
+		pidx_pid_set(pid, 1);
+		nr = s->ops->alloc_publish(s->idx, pid, &pid->numbers[0].nr, s->gfp);
+		if (nr > 0 && pid->numbers[0].nr != nr) {
+			/* published: the object goes with the number, or stays */
+			pidx_worker_error(w, nr, "alloc_publish stored another number");
+			if (nr < s->cfg->pid_max && !s->ops->remove(s->idx, nr))
+				pidx_pid_free(pid);
+			return NULL;
+		}
+	} else {
+		nr = s->ops->alloc(s->idx, s->gfp);
+	}
+	if (nr == -ENOSPC || nr == -ENOMEM) {
+		w->fails++;
+		pidx_pid_free(pid);
+		return NULL;
+	}
+	/* the oracle's bitmap is pid_max bits: a number past it is no PID */
+	if (nr < 1 || nr >= s->cfg->pid_max) {
+		pidx_worker_error(w, nr, nr < 0 ? "alloc returned an unexpected error" :
+				  "alloc returned a number outside [1, pid_max)");
+		/* the index's error: an object it may hold stays, the run fails */
+		if (!s->ops->alloc_publish)
+			pidx_pid_free(pid);
+		return NULL;
+	}
+	if (s->ops->alloc_publish)
+		return pid;
+	pidx_pid_set(pid, 1);
+	pid->numbers[0].nr = nr;
+	ret = s->ops->publish(s->idx, nr, pid);
+	if (likely(!ret))
+		return pid;
+	/* alloc_pid()'s unwind: the reservation goes, then the object */
+	pidx_worker_error(w, nr, "publish of a number just reserved failed");
+	if (!s->ops->remove(s->idx, nr))
+		pidx_pid_free(pid);
+	return NULL;
+}
+
+/*
  * alloc_pid(): the object first, then a number reserved for it in every
  * level, the object built with them, and the numbers published: two
  * steps, as 6.1 takes pidmap_lock for each level's reservation and once
@@ -543,11 +604,14 @@ static int pidx_reserve_levels(struct pidx_worker *w, struct pidx_pid *pid)
 static struct pidx_pid *pidx_alloc_pid(struct pidx_worker *w)
 {
 	struct pidx_storm *s = w->storm;
-	struct pidx_pid *pid = pidx_pid_new(s->nlevels, s->gfp);
+	struct pidx_pid *pid;
 	u32 *nrp[PIDX_LEVELS_MAX];
 	unsigned int i;
 	int ret;
 
+	if (s->nlevels == 1)
+		return pidx_alloc_pid_one(w);
+	pid = pidx_pid_new(s->nlevels, s->gfp);
 	if (!pid) {
 		w->fails++;
 		return NULL;
@@ -599,7 +663,8 @@ static struct pidx_pid *pidx_alloc_pid(struct pidx_worker *w)
 static int pidx_exit_pid(struct pidx_worker *w, struct pidx_pid *pid)
 {
 	struct pidx_storm *s = w->storm;
-	int ret = pidx_remove_levels(s, pid, &w->fails);
+	int ret = s->nlevels == 1 ? s->ops->remove(s->idx, pid->numbers[0].nr) :
+		  pidx_remove_levels(s, pid, &w->fails);
 
 	if (!ret) {
 		pidx_pid_free(pid);

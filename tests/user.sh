@@ -369,11 +369,11 @@ user_tests() {
 		"$u/broken/pidx_idr_ref.c"
 	sed -i 's/^#define PIDX_AGED_WRAPS\t\t2$/#define PIDX_AGED_WRAPS\t\t0/' "$u/broken/pidx_shape.h"
 	# an exit that frees every level but the first (one level runs apart)
-	sed -i 's/^\t\tret = pidx_remove_level(s, pid, i, i != n - 1);$/\t\tret = i ? pidx_remove_level(s, pid, i, i != n - 1) : 0;/' \
+	sed -i 's/^\t\tif (!pid->numbers\[i\].nr)$/\t\tif (!pid->numbers[i].nr || !i)/' \
 		"$u/broken/pidx_workload.c"
 	if grep -q 'pid % 97' "$u/broken/pidx_idr_ref.c" &&
 		grep -q 'PIDX_AGED_WRAPS		0' "$u/broken/pidx_shape.h" &&
-		grep -q 'ret = i ? pidx_remove_level' "$u/broken/pidx_workload.c" &&
+		grep -q 'if (!pid->numbers\[i\].nr || !i)' "$u/broken/pidx_workload.c" &&
 		make -C "$u/broken" user KDIR="$KDIR" >"$u/broken.log" 2>&1; then
 		"$u/broken/user/pidx-user" --indexes idr,skiplist --keys 2K --ops 1000 \
 			--csv "$u/broken.csv" >"$u/broken.out" 2>&1
@@ -790,6 +790,17 @@ levels_tests() {
 		pass "user: 3 levels, spread fork storms and the fixture's replay: $nidx indexes verified each"
 	else
 		fail "user: 3 levels, spread and replay" "exit 0 and $((2 * nidx)) verified rows, saw exit $ok, $n"
+	fi
+	# a space nearly full: most forks fail to reserve, and each frees its
+	# object into the cache of its level count (the free reads the level)
+	out=$("$SRC/user/pidx-user" --indexes auto --workload fork --levels 3 --keys 330 \
+		--pid-max 400 --ops 300 --cpus "$cpus" --quiet --csv "$u/levels-full.csv" 2>&1)
+	ok=$?
+	n=$(csv_count "$u/levels-full.csv" 'v("fails") > 0 && (v("verified") == "yes" || (v("index") == "null" && v("verified") == "n/a"))')
+	if [ "$ok" = 0 ] && [ "$n" -ge "$((nidx - 1))" ] && ! echo "$out" | grep -qi 'slab'; then
+		pass "user: 3 levels in a nearly full space: forks refused ($n rows with fails), every object freed to its own cache"
+	else
+		fail "user: 3 levels, nearly full space" "exit 0, $((nidx - 1))+ verified rows with fails, no slab message, saw exit $ok, $n rows: $(echo "$out" | grep -i slab | head -2 | tr '\n' ' ')"
 	fi
 	n=$(csv_count "$u/fork-0.csv" 'v("levels") == 1')
 	if [ "$n" = "$nidx" ]; then

@@ -24,9 +24,14 @@ t_remove_nomem() {
 	expect "remove fault hook present" yes "$([ -w $P ] && echo yes)"
 	echo 3 >$P
 	set_all indexes=ccskip keys=4096 ops=500 repeat=1 pid_max=32768 cpus=all fork_window=16
-	for wl in delete mixed:40/20/40 fork; do
+	# fork3: forks at 3 namespace levels, whose exit a refusal stops
+	# between levels, and the next exit resumes
+	for wl in delete mixed:40/20/40 fork fork3; do
 		for mode in ipi kthread; do
-			set_all "workload=${wl%%:*}" "mode=$mode"
+			case $wl in
+			fork3) set_all workload=fork "mode=$mode" levels=3 ;;
+			*) set_all "workload=${wl%%:*}" "mode=$mode" levels=1 ;;
+			esac
 			case $wl in mixed:*) set_all "mix=${wl#*:}" ;; esac
 			expect "remove fault $wl/$mode: run succeeds" ok "$(wr testcase run)"
 			v=$(col ccskip verified)
@@ -41,7 +46,7 @@ t_remove_nomem() {
 		done
 	done
 	echo 0 >$P
-	set_all workload=delete mode=kthread
+	set_all workload=delete mode=kthread levels=1
 	expect "remove fault off: run succeeds" ok "$(wr testcase run)"
 	expect "remove fault off: ccskip delete has no fails" "yes 0" "$(col ccskip verified) $(col ccskip fails)"
 	set_all indexes=all workload=lookup mix=90/5/5 mode=ipi keys=1024 fork_window=64
