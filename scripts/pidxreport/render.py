@@ -202,7 +202,7 @@ class Report:
             for key in self.keys_order():
                 if key[0] != wl:
                     continue
-                klab = fmt_keys(key[1]) + (f" ({key[2]})" if key[2] else "")
+                klab = self._keys_label(key)
                 for name in self.indexes:
                     cells = []
                     seen = False
@@ -259,7 +259,7 @@ class Report:
                  "| runner-up | runner-up / fastest | interval level |",
                  "|---|---|---|---|---|---|---|---|"]
         for key, sub, w, ratio, margin, second in self.winners():
-            klab = fmt_keys(key[1]) + (f" ({key[2]})" if key[2] else "")
+            klab = self._keys_label(key)
             sure = ""
             if margin.n > 1:
                 sure = margin.level_text()
@@ -347,6 +347,33 @@ class Report:
             return None
         return f"{fmt(b.iv.median)} → {fmt(c.iv.median)}"
 
+    def _moved_table(self, sub, heads, rows):
+        """One substrate's table of each index's median ratio to idr then
+        and now, 'b → c', with idr's own now / then: @heads the leading
+        columns' names, @rows [(leading cells, now, then)] of headline
+        cells.  [] where no index but idr has a ratio in both."""
+        names = [n for n in self.indexes if n != "idr" and any(
+            self._moved(now, then, n) for _, now, then in rows)]
+        if not rows or not names:
+            return []
+        out = [f"#### {SUBSTRATE_SHORT[sub]} ({metric_of(sub)[1]})", "",
+               "| " + " | ".join(heads + names) + " |",
+               "|" + "---|" * (len(heads) + len(names))]
+        for lead, now, then in rows:
+            idr = ""
+            if "idr" in now and "idr" in then:
+                idr = fmt(now["idr"].idr_value.median /
+                          then["idr"].idr_value.median)
+            cells = [self._moved(now, then, n) or "" for n in names]
+            out.append("| " + " | ".join(lead + [idr] + cells) + " |")
+        return out + [""]
+
+    @staticmethod
+    def _keys_label(k):
+        """A headline configuration's keys size, its other settings in
+        brackets."""
+        return fmt_keys(k[1]) + (f" ({k[2]})" if k[2] else "")
+
     def moved_md(self):
         """Each index's median ratio to idr in the previous reference and
         here, at every headline configuration both runs measured: how a
@@ -362,28 +389,12 @@ class Report:
                "pairing cancels, so a host's drift is in it.", ""]
         seen = False
         for sub in [s for s in self.subs if s in self.previous[1].subs]:
-            keys = [k for k in self.keys_order() if self._both(k, sub)]
-            names = [n for n in self.indexes if n != "idr" and any(
-                self._moved(*self._both(k, sub), n) for k in keys)]
-            if not keys or not names:
-                continue
-            seen = True
-            what = metric_of(sub)[1]
-            out += [f"#### {SUBSTRATE_SHORT[sub]} ({what})", "",
-                    "| workload | keys | idr now / then | " +
-                    " | ".join(names) + " |",
-                    "|" + "---|" * (len(names) + 3)]
-            for k in keys:
-                now, then = self._both(k, sub)
-                idr = ""
-                if "idr" in now and "idr" in then:
-                    idr = fmt(now["idr"].idr_value.median /
-                              then["idr"].idr_value.median)
-                cells = [self._moved(now, then, n) or "" for n in names]
-                klab = fmt_keys(k[1]) + (f" ({k[2]})" if k[2] else "")
-                out.append(f"| {k[0]} | {klab} | {idr} | " +
-                           " | ".join(cells) + " |")
-            out.append("")
+            table = self._moved_table(
+                sub, ["workload", "keys", "idr now / then"],
+                [([k[0], self._keys_label(k)], *self._both(k, sub))
+                 for k in self.keys_order() if self._both(k, sub)])
+            seen |= bool(table)
+            out += table
         return "\n".join(out) if seen else ""
 
     def _levels_pairs(self):
@@ -416,28 +427,11 @@ class Report:
                "deepest. idr's own column is its median at N levels over "
                "its median at one: what the levels cost the reference.", ""]
         for sub in self.subs:
-            rows = [p for p in pairs if p[0] == sub]
-            names = [n for n in self.indexes if n != "idr" and any(
-                self._moved(self.head[kn][sub], self.head[k1][sub], n)
-                for _, k1, kn, _ in rows)]
-            if not rows or not names:
-                continue
-            what = metric_of(sub)[1]
-            out += [f"#### {SUBSTRATE_SHORT[sub]} ({what})", "",
-                    "| workload | keys | levels | idr N / 1 | " +
-                    " | ".join(names) + " |",
-                    "|" + "---|" * (len(names) + 4)]
-            for _, k1, kn, lv in rows:
-                now, then = self.head[kn][sub], self.head[k1][sub]
-                idr = ""
-                if "idr" in now and "idr" in then:
-                    idr = fmt(now["idr"].idr_value.median /
-                              then["idr"].idr_value.median)
-                cells = [self._moved(now, then, n) or "" for n in names]
-                klab = fmt_keys(k1[1]) + (f" ({k1[2]})" if k1[2] else "")
-                out.append(f"| {k1[0]} | {klab} | 1 → {lv} | {idr} | " +
-                           " | ".join(cells) + " |")
-            out.append("")
+            out += self._moved_table(
+                sub, ["workload", "keys", "levels", "idr N / 1"],
+                [([k1[0], self._keys_label(k1), f"1 → {lv}"],
+                  self.head[kn][sub], self.head[k1][sub])
+                 for psub, k1, kn, lv in pairs if psub == sub])
         return "\n".join(out)
 
     def moved_lines(self):
