@@ -392,7 +392,7 @@ static int pidx_prefill_one(struct pidx_storm *s, u32 i, u32 key, u32 want)
 		pr_err("pidx: %s: prefill publish of %u failed\n", s->ops->name,
 		       pid->numbers[0].nr);
 		/* no reader holds it: the numbers must go first */
-		while (pidx_remove_levels(s, pid, NULL) == -ENOMEM)
+		while (pidx_remove_levels(s, pid) == -ENOMEM)
 			cond_resched();
 		pidx_pid_free(pid);
 		return -EUCLEAN;

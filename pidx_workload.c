@@ -439,10 +439,9 @@ static int pidx_remove_level(struct pidx_storm *s, struct pidx_pid *pid,
  * (remove_may_fail): the level refused and those after it are still held,
  * and the caller still owns the PID; the levels before it are gone, their
  * numbers zeroed in the object (no reader reads a level but the deepest),
- * and the next exit goes on from the refused one.  @refused is unused
- * here: each refusal reaches the caller.
+ * and the next exit goes on from the refused one.
  */
-int pidx_remove_levels(struct pidx_storm *s, struct pidx_pid *pid, u64 *refused)
+int pidx_remove_levels(struct pidx_storm *s, struct pidx_pid *pid)
 {
 	u32 nr[PIDX_LEVELS_MAX];
 	unsigned int i, n = s->nlevels;
@@ -645,7 +644,7 @@ static struct pidx_pid *pidx_alloc_pid(struct pidx_worker *w)
 			/* alloc_pid()'s unwind: the reservations go, then the object */
 			pidx_worker_error(w, pid->numbers[0].nr,
 					  "publish of a number just reserved failed");
-			if (pidx_remove_levels(s, pid, &w->fails))
+			if (pidx_remove_levels(s, pid))
 				return NULL;
 		}
 	}
@@ -664,7 +663,7 @@ static int pidx_exit_pid(struct pidx_worker *w, struct pidx_pid *pid)
 {
 	struct pidx_storm *s = w->storm;
 	int ret = s->nlevels == 1 ? s->ops->remove(s->idx, pid->numbers[0].nr) :
-		  pidx_remove_levels(s, pid, &w->fails);
+		  pidx_remove_levels(s, pid);
 
 	if (!ret) {
 		pidx_pid_free(pid);

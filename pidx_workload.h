@@ -174,7 +174,7 @@ static inline bool pidx_fork_remote(const struct pidx_config *cfg, unsigned int 
 }
 
 int pidx_publish_levels(struct pidx_storm *s, struct pidx_pid *pid);
-int pidx_remove_levels(struct pidx_storm *s, struct pidx_pid *pid, u64 *refused);
+int pidx_remove_levels(struct pidx_storm *s, struct pidx_pid *pid);
 void pidx_run_batch(struct pidx_worker *w);
 void pidx_untimed_lookups(struct pidx_worker *w, u32 n);
 void pidx_order_init(struct pidx_storm *s, u64 *rng);

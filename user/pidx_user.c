@@ -145,7 +145,7 @@ static void churn(struct pidx_storm *s, u32 n)
 		j = pidx_rand_below(&rng, s->nkeys);
 		key = pidx_shape_key(s->shape, j);
 		do
-			ret = pidx_remove_levels(s, s->objs[j], NULL);
+			ret = pidx_remove_levels(s, s->objs[j]);
 		while (ret == -ENOMEM && s->ops->remove_may_fail);
 		if (ret)
 			die(1, "--churn: %s: key %u: %d", s->ops->name, key, ret);
