@@ -35,7 +35,15 @@ struct pidx_pid {
 	void *inodes;		/* struct hlist_head */
 	u32 wait_lock;		/* wait_queue_head_t: its spinlock_t ... */
 	void *wait_head[2];	/* ... and its struct list_head */
-	struct rcu_head rcu;
+	union {
+		struct rcu_head rcu;
+		/*
+		 * a fork's object whose unwind an index refused for memory,
+		 * on its CPU's list until its reservations are gone: never
+		 * published, never freed while on it (pidx_workload.c)
+		 */
+		struct pidx_pid *stranded_next;
+	};
 	struct pidx_upid numbers[];
 };
 

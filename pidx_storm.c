@@ -581,13 +581,45 @@ static void pidx_held(struct pidx_storm *s, struct pidx_pid *pid,
 }
 
 /*
+ * A stranded reservation (pidx_workload.h) of @o's level: a number held
+ * once, as every number, but never published, so no lookup finds it and
+ * the walk skips it; or the object freed.
+ */
+static void pidx_stranded_held(struct pidx_storm *s, struct pidx_pid *pid,
+			       struct pidx_oracle *o)
+{
+	u32 key;
+	void *v;
+
+	if (!o) {
+		pidx_pid_free(pid);
+		return;
+	}
+	key = pid->numbers[o->level].nr;
+	if (!key)
+		return;
+	if (key >= s->cfg->pid_max || __test_and_set_bit(key, o->expect)) {
+		pidx_fail(o->res, "PID %u handed out twice (one reserved by a failed fork)%s",
+			  key, o->at);
+		return;
+	}
+	rcu_read_lock();
+	v = s->ops->lookup(s->lvl[o->level], key);
+	rcu_read_unlock();
+	if (v)
+		pidx_fail(o->res, "PID %u only reserved by a failed fork but lookup finds it%s",
+			  key, o->at);
+}
+
+/*
  * The objects the storm holds at its end, each once: the prefill's stable
- * ones, then each CPU's ring and replay map; before the deal, the
- * prefill's objects made so far: each checked against the oracle @o, or
- * freed where @o is NULL.
+ * ones, then each CPU's ring, replay map and stranded reservations; before
+ * the deal, the prefill's objects made so far: each checked against the
+ * oracle @o, or freed where @o is NULL.
  */
 static void pidx_all_held(struct pidx_storm *s, struct pidx_oracle *o)
 {
+	struct pidx_pid *pid, *next;
 	u32 i, n;
 
 	if (!s->dealt) {
@@ -606,6 +638,11 @@ static void pidx_all_held(struct pidx_storm *s, struct pidx_oracle *o)
 		for (n = 0; w->rmap && n < s->cfg->replay->cpu[i].ninc; n++)
 			if (w->rmap[n])
 				pidx_held(s, w->rmap[n], o);
+		/* the free reuses the link: the next one is read first */
+		for (pid = w->stranded; pid; pid = next) {
+			next = pid->stranded_next;
+			pidx_stranded_held(s, pid, o);
+		}
 		cond_resched();
 	}
 }

@@ -406,33 +406,6 @@ static noinline void pidx_lookup_walk_chain(struct pidx_worker *w, u32 n)
 }
 
 /*
- * How often alloc_pid()'s unwind asks again for the removal of a level it
- * reserved that the index refused for memory (remove_may_fail): a fork
- * that failed cannot keep its reservations.
- */
-#define PIDX_REMOVE_TRIES	8
-
-/*
- * Removes level @i's number of @pid; -ENOMEM (remove_may_fail) is asked
- * again PIDX_REMOVE_TRIES times where @again, each refusal asked again
- * counted in *@refused (a failed operation of its own) where given.
- */
-static int pidx_remove_level(struct pidx_storm *s, struct pidx_pid *pid,
-			     unsigned int i, bool again, u64 *refused)
-{
-	unsigned int tries = again ? PIDX_REMOVE_TRIES : 1;
-	int ret;
-
-	for (;;) {
-		ret = s->ops->remove(s->lvl[i], pid->numbers[i].nr);
-		if (ret != -ENOMEM || !--tries)
-			return ret;
-		if (refused)
-			(*refused)++;
-	}
-}
-
-/*
  * free_pid(): every level's number of @pid removed, in one step where the
  * index frees a level group at once (remove_levels()), else level by level
  * from the first, the deepest (the one lookups read) last.  -ENOMEM
@@ -495,23 +468,67 @@ int pidx_publish_levels(struct pidx_storm *s, struct pidx_pid *pid)
 }
 
 /*
- * alloc_pid()'s unwind of the levels above @from that it reserved: each
- * one asked again for memory, since it cannot be kept.
+ * alloc_pid()'s unwind: the levels @pid holds a reservation of (a nonzero
+ * number) removed, each zeroed once gone.  -ENOMEM (remove_may_fail) stops
+ * at the level refused, a failed operation: true then, the object still
+ * holding it and the levels after it.
  */
-static int pidx_unreserve(struct pidx_storm *s, struct pidx_pid *pid,
-			  unsigned int from, u64 *refused)
+static bool pidx_unreserve(struct pidx_worker *w, struct pidx_pid *pid)
 {
-	int ret = 0;
+	struct pidx_storm *s = w->storm;
+	unsigned int i;
+	int ret;
 
-	while (++from < s->nlevels)
-		ret = pidx_remove_level(s, pid, from, true, refused) ?: ret;
-	return ret;
+	for (i = 0; i < s->nlevels; i++) {
+		if (!pid->numbers[i].nr)
+			continue;
+		ret = s->ops->remove(s->lvl[i], pid->numbers[i].nr);
+		if (ret == -ENOMEM && s->ops->remove_may_fail) {
+			w->fails++;
+			return true;
+		}
+		if (ret)
+			pidx_worker_error(w, pid->numbers[i].nr,
+					  "unwind of a reservation failed");
+		pid->numbers[i].nr = 0;
+	}
+	return false;
+}
+
+/*
+ * The end of a fork that failed once it had its object: the object freed,
+ * or, where a reservation it holds was refused removal, kept on this CPU's
+ * stranded list: alloc_pid() cannot keep a number, and pidx.h leaves a
+ * number whose removal was refused with its owner.
+ */
+static void pidx_unwind_pid(struct pidx_worker *w, struct pidx_pid *pid)
+{
+	if (w->storm->nlevels > 1 && pidx_unreserve(w, pid)) {
+		pid->stranded_next = w->stranded;
+		w->stranded = pid;
+		return;
+	}
+	pidx_pid_free(pid);
+}
+
+/*
+ * The stranded reservations of this CPU's failed forks removed, before
+ * its next fork, until one is refused again.
+ */
+static void pidx_unstrand(struct pidx_worker *w)
+{
+	struct pidx_pid *pid;
+
+	while ((pid = w->stranded) && !pidx_unreserve(w, pid)) {
+		w->stranded = pid->stranded_next;
+		pidx_pid_free(pid);
+	}
 }
 
 /*
  * alloc_pid()'s reservations, level by level from the deepest, each
  * number stored in the object: 0, or the error of the level that failed,
- * with the levels reserved before it removed.
+ * the levels reserved before it held (nonzero numbers), the others zero.
  */
 static int pidx_reserve_levels(struct pidx_worker *w, struct pidx_pid *pid)
 {
@@ -526,8 +543,9 @@ static int pidx_reserve_levels(struct pidx_worker *w, struct pidx_pid *pid)
 				pidx_worker_error(w, nr, nr < 0 ?
 						  "alloc returned an unexpected error" :
 						  "alloc returned a number outside [1, pid_max)");
-			if (pidx_unreserve(s, pid, i, &w->fails))
-				pidx_worker_error(w, nr, "unwind of a reservation failed");
+			do
+				pid->numbers[i].nr = 0;
+			while (i-- > 0);
 			return nr < 0 ? nr : -ERANGE;
 		}
 		pid->numbers[i].nr = nr;
@@ -598,7 +616,8 @@ static struct pidx_pid *pidx_alloc_pid_one(struct pidx_worker *w)
  * steps, as 6.1 takes pidmap_lock for each level's reservation and once
  * for the publish, or one where the index has alloc_publish_levels()
  * (mainline's one hold).  NULL when there is no memory or no number (a
- * failed operation) or on an error; nothing is held then.
+ * failed operation) or on an error; nothing is held then, but a
+ * reservation whose removal was refused, on this CPU's stranded list.
  */
 static struct pidx_pid *pidx_alloc_pid(struct pidx_worker *w)
 {
@@ -610,6 +629,8 @@ static struct pidx_pid *pidx_alloc_pid(struct pidx_worker *w)
 
 	if (s->nlevels == 1)
 		return pidx_alloc_pid_one(w);
+	if (unlikely(w->stranded))
+		pidx_unstrand(w);
 	pid = pidx_pid_new(s->nlevels, s->gfp);
 	if (!pid) {
 		w->fails++;
@@ -636,17 +657,21 @@ static struct pidx_pid *pidx_alloc_pid(struct pidx_worker *w)
 			pidx_worker_error(w, ret, "alloc_publish returned an unexpected error");
 	} else {
 		ret = pidx_reserve_levels(w, pid);
-		if (!ret) {
-			pidx_pid_set(pid, s->nlevels);
-			ret = pidx_publish_levels(s, pid);
-			if (likely(!ret))
-				return pid;
-			/* alloc_pid()'s unwind: the reservations go, then the object */
-			pidx_worker_error(w, pid->numbers[0].nr,
-					  "publish of a number just reserved failed");
-			if (pidx_remove_levels(s, pid))
-				return NULL;
+		if (ret) {
+			if (ret == -ENOSPC || ret == -ENOMEM)
+				w->fails++;
+			pidx_unwind_pid(w, pid);
+			return NULL;
 		}
+		pidx_pid_set(pid, s->nlevels);
+		ret = pidx_publish_levels(s, pid);
+		if (likely(!ret))
+			return pid;
+		/* alloc_pid()'s unwind: the reservations go, then the object */
+		pidx_worker_error(w, pid->numbers[0].nr,
+				  "publish of a number just reserved failed");
+		if (pidx_remove_levels(s, pid))
+			return NULL;
 	}
 	if (ret == -ENOSPC || ret == -ENOMEM)
 		w->fails++;

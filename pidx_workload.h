@@ -44,6 +44,14 @@ struct pidx_worker {
 	raw_spinlock_t ring_lock;
 	struct pidx_worker *exit_from;	/* whose oldest PIDs this CPU frees */
 	u64 local_exits;
+	/*
+	 * Forks of this CPU that failed, whose unwind an index refused for
+	 * memory (remove_may_fail): each object keeps the levels still
+	 * reserved, the others zero, until this CPU's next fork removes
+	 * them, or the storm's end destroys the index.  Only this CPU
+	 * touches the list.
+	 */
+	struct pidx_pid *stranded;
 
 	u32 done;
 	u32 batches;

@@ -223,6 +223,7 @@ user_tests() {
 	done
 	dependent_tests "$u" "$c" "$nidx"
 	levels_tests "$u" "${c##* }" "$nidx"
+	failslab_tests "$u" "${c##* }" "$nidx"
 	# the two IDR references side by side, 6.1's first; natively every
 	# take may sleep, so idr_onelock's fork rows say their -ENOMEM retries
 	after=$("$SRC/user/pidx-user" --list 2>/dev/null | cut -f1 | grep -A1 -x idr | tail -n 1)
@@ -819,6 +820,46 @@ levels_tests() {
 		pass "user: --levels refuses 0, 4, -1, x, 1x and the empty word with exit 2"
 	else
 		fail "user: --levels bad values" "exit 2 naming [1, 3], saw$bad"
+	fi
+}
+
+# --failslab natively: half the storm threads' slab allocations fail.  Every
+# index's writing storms at 1 level and its fork and mixed storms at 3
+# verify, each row labelled faults=failslab with the failures injected.
+# ccskip's 3-level forks that fail after a reservation, whose unwind its
+# removal refuses (remove_may_fail), keep the reservation on the CPU's
+# stranded list until its next fork: its storms FAILED ("unwind of a
+# reservation failed") while the unwind gave up after 8 refusals instead.
+failslab_tests() {
+	local u=$1 cpus=$2 nidx=$3 f out ok n w wl l cc bad v
+	for w in insert:1 mixed:1 fork:1 fork:3 mixed:3; do
+		wl=${w%%:*} l=${w#*:}
+		f=$u/failslab-$wl-$l.csv
+		out=$("$SRC/user/pidx-user" --indexes auto --workload "$wl" --mix 40/30/30 --levels "$l" \
+			--failslab 50 --keys 2K --ops 4000 --cpus "$cpus" --quiet --csv "$f" 2>&1)
+		ok=$?
+		n=$(csv_count "$f" "v(\"levels\") == $l && v(\"extra\") ~ /faults=failslab;injected=[0-9]/ && (v(\"verified\") == \"yes\" || (v(\"index\") == \"null\" && v(\"verified\") == \"n/a\"))")
+		cc=$(csv_count "$f" 'v("index") == "ccskip" && v("fails") > 0 && v("extra") ~ /injected=[1-9]/')
+		if [ "$ok" = 0 ] && [ "$n" = "$nidx" ] && [ "$cc" = 1 ]; then
+			pass "user: failslab 50%, $wl at $l level(s) on cpus $cpus: $nidx indexes verified, ccskip's refusals counted in fails"
+		else
+			fail "user: failslab 50%, $wl at $l level(s)" "exit 0, $nidx verified labelled rows, ccskip with fails, saw exit $ok, $n rows, ccskip $cc: $(echo "$out" | head -2 | tr '\n' ' ')$(awk -F, '$28 == "FAILED" { print $2 ": " $29 }' "$f" 2>/dev/null | head -1 | cut -c1-160)"
+		fi
+	done
+	bad=
+	for v in 101 -1 x ""; do
+		out=$("$SRC/user/pidx-user" --failslab "$v" --indexes null --quiet 2>&1)
+		ok=$?
+		[ "$ok" = 2 ] && case "$out" in *"--failslab wants a number in [0, 100]"*) continue ;; esac
+		bad="$bad '$v'($ok)"
+	done
+	out=$("$SRC/user/pidx-user" --failslab 10 --cachegrind --indexes null --quiet 2>&1)
+	ok=$?
+	case "$ok $out" in "2 "*"without --failslab"*) ;; *) bad="$bad cachegrind($ok)" ;; esac
+	if [ -z "$bad" ]; then
+		pass "user: --failslab refuses 101, -1, x, the empty word and --cachegrind with exit 2"
+	else
+		fail "user: --failslab bad values" "exit 2 naming [0, 100], and --cachegrind refused, saw$bad"
 	fi
 }
 

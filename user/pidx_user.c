@@ -103,8 +103,11 @@ static void worker_storm(struct pidx_worker *w)
 		while (!smp_load_acquire(&s->go))
 			cpu_relax();
 	}
+	/* --failslab: the storm's operations, as the module marks its kthreads */
+	kc_fault_mark(true, pidx_rand_seed(s->cfg->seed, 0xfa11 + w->cpu));
 	while (w->done < w->nops)
 		pidx_run_batch(w);
+	kc_fault_mark(false, 0);
 	if (atomic_inc_return(&s->finished) == (int)s->nworkers)
 		s->t_end = ktime_get_ns();
 	/* cool-down: stay busy so the last CPU is not measured alone */
@@ -198,6 +201,22 @@ static int prepare(const struct opts *o, struct pidx_storm *s, const char **why)
 }
 
 /*
+ * A row of a storm under --failslab says so, as the module's do, and how
+ * many allocations failed: plot.py and the report leave such rows out.
+ */
+static void label_faults(struct pidx_result *res, long injected)
+{
+	size_t size = sizeof(res->extra), len = strlen(res->extra);
+	char tag[48];
+	int n;
+
+	n = snprintf(tag, sizeof(tag), "faults=failslab;injected=%ld", injected);
+	if (len && len + 1 + n >= size)
+		len = size - 2 - n;
+	snprintf(res->extra + len, size - len, "%s%s", len ? ";" : "", tag);
+}
+
+/*
  * pidx_storm_one(): create, prefill, storm, verify, destroy.  A cachegrind
  * child ends the process right after the storm: what comes after it would
  * cost more for the longer run and not cancel.
@@ -210,6 +229,7 @@ static int storm_one(const struct opts *o, const struct pidx_ops *ops, u32 repea
 				.shape = &o->shape };
 	unsigned int first = cpumask_first(&cfg->cpus), i;
 	long mem_before = atomic_long_read(&pidx_mem.bytes);
+	long injected = atomic_long_read(&kc_failslab_injected);
 	unsigned long msgs = kc_err_messages;
 	const char *why = "";
 	pthread_t *threads;
@@ -264,6 +284,8 @@ static int storm_one(const struct opts *o, const struct pidx_ops *ops, u32 repea
 		static_branch_disable(&pidx_visits_on);
 	res->elapsed_ns = s.t_end - s.t_go;
 	pidx_storm_check(&s, res, "above");
+	if (kc_failslab_percent)
+		label_faults(res, atomic_long_read(&kc_failslab_injected) - injected);
 out:
 	pidx_storm_end(&s, res, mem_before, ret);
 	if (!ret && !ops->no_contents && kc_err_messages != msgs && res->verdict != PIDX_FAILED)

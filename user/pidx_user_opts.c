@@ -17,6 +17,7 @@
 #include <linux/bitmap.h>
 #include <linux/cpumask.h>
 #include "pidx_user.h"
+#include "compat/kcompat.h"
 
 static bool parse_u64(const char *s, u64 *v)
 {
@@ -187,6 +188,9 @@ static void usage(void)
 	       "                   result (lookup and mixed storms) [0]\n"
 	       "  --levels N       namespace levels, 1-3: a number per level for each PID,\n"
 	       "                   one index instance per level; lookups read the deepest [1]\n"
+	       "  --failslab P     test only: P%% of the storm threads' slab allocations\n"
+	       "                   fail, as the debug kernel's failslab; rows get\n"
+	       "                   faults=failslab;injected=N in extra [0]\n"
 	       "  --cachegrind     also count instructions, D1/LL misses and branch\n"
 	       "                   mispredicts per operation under valgrind (pmu=cachegrind)\n"
 	       "  --csv FILE       append results.csv rows (the header if FILE is new)\n"
@@ -202,7 +206,7 @@ void parse_args(struct opts *o, int argc, char **argv)
 	       O_SEED, O_CPUS, O_FORK_WINDOW, O_SL_P, O_SL_MAX_LEVEL, O_RB_LEVEL,
 	       O_TRACE, O_CG, O_CG_CHILD, O_CSV, O_RUN, O_QUIET, O_LIST, O_MODE,
 	       O_FORK_LOOKUPS, O_FORK_EXIT, O_DEPENDENT, O_SHAPE, O_DUMP_KEYS, O_CHURN, O_SHAPE_SEED,
-	       O_DIST, O_DUMP_DIST, O_TRACE_FILE, O_LEVELS };
+	       O_DIST, O_DUMP_DIST, O_TRACE_FILE, O_LEVELS, O_FAILSLAB };
 	static const struct option lo[] = {
 		{ "indexes", 1, NULL, O_INDEXES }, { "workload", 1, NULL, O_WORKLOAD },
 		{ "mix", 1, NULL, O_MIX }, { "keys", 1, NULL, O_KEYS },
@@ -221,6 +225,7 @@ void parse_args(struct opts *o, int argc, char **argv)
 		{ "churn", 1, NULL, O_CHURN }, { "shape-seed", 1, NULL, O_SHAPE_SEED },
 		{ "dist", 1, NULL, O_DIST }, { "dump-dist", 0, NULL, O_DUMP_DIST },
 		{ "trace", 1, NULL, O_TRACE_FILE }, { "levels", 1, NULL, O_LEVELS },
+		{ "failslab", 1, NULL, O_FAILSLAB },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pidx_config *cfg = &o->cfg;
@@ -342,6 +347,9 @@ void parse_args(struct opts *o, int argc, char **argv)
 		case O_LEVELS:
 			cfg->levels = parse_u32_opt("levels", optarg, 1, PIDX_LEVELS_MAX);
 			break;
+		case O_FAILSLAB:
+			kc_failslab_percent = parse_u32_opt("failslab", optarg, 0, 100);
+			break;
 		case O_CG:
 			o->cachegrind = true;
 			break;
@@ -375,6 +383,9 @@ void parse_args(struct opts *o, int argc, char **argv)
 	}
 	if (optind < argc)
 		die(2, "unexpected argument '%s'", argv[optind]);
+	/* a failed allocation's path is no measurement of the index */
+	if ((o->cachegrind || o->cg_child) && kc_failslab_percent)
+		die(2, "--cachegrind counts storms without --failslab");
 	if (o->cachegrind && cfg->trace_visits)
 		die(2, "--cachegrind counts untraced storms: no --trace-visits");
 	/* valgrind runs threads one at a time: spinning waits would be counted */

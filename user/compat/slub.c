@@ -105,6 +105,36 @@ static u64 kc_rand(u64 *state)
 	return x * 0x2545F4914F6CDD1DULL;
 }
 
+/* ------------------------------------------------------------ failslab */
+
+/*
+ * The debug kernel's failslab with task-filter Y, as make check sets it for
+ * the storm kthreads the module marks (make_it_fail): a marked thread's
+ * allocations fail at kc_failslab_percent %, those with __GFP_NOFAIL
+ * excepted (should_failslab()), so that the storms' paths for -ENOMEM run
+ * natively too, seeded, and in seconds.
+ */
+unsigned int kc_failslab_percent;
+atomic_long_t kc_failslab_injected;
+static __thread bool kc_fault_thread;
+static __thread u64 kc_fault_rng;
+
+void kc_fault_mark(bool on, u64 seed)
+{
+	kc_fault_thread = on && kc_failslab_percent;
+	kc_fault_rng = seed | 1;
+}
+
+static __always_inline bool kc_should_failslab(gfp_t gfp)
+{
+	if (likely(!kc_fault_thread) || (gfp & __GFP_NOFAIL))
+		return false;
+	if (kc_rand(&kc_fault_rng) % 100 >= kc_failslab_percent)
+		return false;
+	atomic_long_inc(&kc_failslab_injected);
+	return true;
+}
+
 /* ------------------------------------------------------------ free pointers */
 
 static __always_inline void *freelist_ptr(const struct kmem_cache *s, void *ptr,
@@ -459,6 +489,8 @@ static __always_inline void *slab_alloc(struct kmem_cache *s, gfp_t gfp)
 	unsigned long tid;
 	void *object, *next;
 
+	if (kc_should_failslab(gfp))
+		return NULL;
 	if (helper)
 		spin_lock(&s->helper_lock);
 redo:
