@@ -582,14 +582,16 @@ static void pidx_held(struct pidx_storm *s, struct pidx_pid *pid,
 
 /*
  * A stranded reservation (pidx_workload.h) of @o's level: a number held
- * once, as every number, but never published, so no lookup finds it and
- * the walk skips it; or the object freed.
+ * once, as every number, and still held, but never published, so no
+ * lookup finds it and the walk skips it; or the object freed.
  */
 static void pidx_stranded_held(struct pidx_storm *s, struct pidx_pid *pid,
 			       struct pidx_oracle *o)
 {
+	struct pidx_index *idx;
 	u32 key;
 	void *v;
+	int ret;
 
 	if (!o) {
 		pidx_pid_free(pid);
@@ -603,12 +605,27 @@ static void pidx_stranded_held(struct pidx_storm *s, struct pidx_pid *pid,
 			  key, o->at);
 		return;
 	}
+	idx = s->lvl[o->level];
 	rcu_read_lock();
-	v = s->ops->lookup(s->lvl[o->level], key);
+	v = s->ops->lookup(idx, key);
 	rcu_read_unlock();
-	if (v)
+	if (v) {
 		pidx_fail(o->res, "PID %u only reserved by a failed fork but lookup finds it%s",
 			  key, o->at);
+		return;
+	}
+	/*
+	 * A removal that said -ENOMEM must have left the number held: no
+	 * writer runs now, and insert() refuses a held number (-ENOMEM
+	 * tells nothing)
+	 */
+	ret = s->ops->insert(idx, key, GFP_KERNEL);
+	if (ret == -EEXIST || ret == -ENOMEM)
+		return;
+	pidx_fail(o->res, "PID %u of a refused unwind is no longer held (insert: %d)%s",
+		  key, ret, o->at);
+	if (!ret)
+		s->ops->remove(idx, key);
 }
 
 /*

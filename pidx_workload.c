@@ -497,13 +497,13 @@ static bool pidx_unreserve(struct pidx_worker *w, struct pidx_pid *pid)
 
 /*
  * The end of a fork that failed once it had its object: the object freed,
- * or, where a reservation it holds was refused removal, kept on this CPU's
+ * or, where a number it holds was refused removal, kept on this CPU's
  * stranded list: alloc_pid() cannot keep a number, and pidx.h leaves a
  * number whose removal was refused with its owner.
  */
 static void pidx_unwind_pid(struct pidx_worker *w, struct pidx_pid *pid)
 {
-	if (w->storm->nlevels > 1 && pidx_unreserve(w, pid)) {
+	if (pidx_unreserve(w, pid)) {
 		pid->stranded_next = w->stranded;
 		w->stranded = pid;
 		return;
@@ -667,11 +667,19 @@ static struct pidx_pid *pidx_alloc_pid(struct pidx_worker *w)
 		ret = pidx_publish_levels(s, pid);
 		if (likely(!ret))
 			return pid;
-		/* alloc_pid()'s unwind: the reservations go, then the object */
+		/*
+		 * alloc_pid()'s unwind: the numbers go as an exit's, the
+		 * deepest last since readers may have found the object, then
+		 * the object; one a refusal keeps stays, the run failed
+		 */
 		pidx_worker_error(w, pid->numbers[0].nr,
 				  "publish of a number just reserved failed");
-		if (pidx_remove_levels(s, pid))
-			return NULL;
+		ret = pidx_remove_levels(s, pid);
+		if (!ret)
+			pidx_pid_free(pid);
+		else if (ret == -ENOMEM && s->ops->remove_may_fail)
+			w->fails++;
+		return NULL;
 	}
 	if (ret == -ENOSPC || ret == -ENOMEM)
 		w->fails++;

@@ -348,7 +348,7 @@ void parse_args(struct opts *o, int argc, char **argv)
 			cfg->levels = parse_u32_opt("levels", optarg, 1, PIDX_LEVELS_MAX);
 			break;
 		case O_FAILSLAB:
-			kc_failslab_percent = parse_u32_opt("failslab", optarg, 0, 100);
+			kc_failslab_set(parse_u32_opt("failslab", optarg, 0, 100));
 			break;
 		case O_CG:
 			o->cachegrind = true;

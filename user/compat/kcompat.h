@@ -13,11 +13,12 @@ void kc_rcu_percpu_callbacks_end(void);
 /* touch @bytes of arena pages beyond those in use, outside any timing */
 void kc_arena_prefault(size_t bytes);
 /*
- * failslab (--failslab): kc_failslab_percent % of the slab allocations of a
- * thread marked by kc_fault_mark(true, seed) fail, each counted in
- * kc_failslab_injected
+ * failslab (--failslab): kc_failslab_set(P) makes P % of the slab
+ * allocations (a bulk one counting as one) of a thread marked by
+ * kc_fault_mark(true, seed) fail, each counted in kc_failslab_injected
  */
 extern unsigned int kc_failslab_percent;
 extern atomic_long_t kc_failslab_injected;
+void kc_failslab_set(unsigned int percent);
 void kc_fault_mark(bool on, u64 seed);
 #endif

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <linux/jump_label.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
 #include <linux/mm.h>
@@ -112,12 +113,21 @@ static u64 kc_rand(u64 *state)
  * the storm kthreads the module marks (make_it_fail): a marked thread's
  * allocations fail at kc_failslab_percent %, those with __GFP_NOFAIL
  * excepted (should_failslab()), so that the storms' paths for -ENOMEM run
- * natively too, seeded, and in seconds.
+ * natively too, seeded, and in seconds.  Off, each allocation passes one
+ * nop (a static key), so that cachegrind's counts stay those of the slab.
  */
 unsigned int kc_failslab_percent;
 atomic_long_t kc_failslab_injected;
+static DEFINE_STATIC_KEY_FALSE(kc_failslab_on);
 static __thread bool kc_fault_thread;
 static __thread u64 kc_fault_rng;
+
+void kc_failslab_set(unsigned int percent)
+{
+	kc_failslab_percent = percent;
+	if (percent)
+		static_branch_enable(&kc_failslab_on);
+}
 
 void kc_fault_mark(bool on, u64 seed)
 {
@@ -127,6 +137,8 @@ void kc_fault_mark(bool on, u64 seed)
 
 static __always_inline bool kc_should_failslab(gfp_t gfp)
 {
+	if (!static_branch_unlikely(&kc_failslab_on))
+		return false;
 	if (likely(!kc_fault_thread) || (gfp & __GFP_NOFAIL))
 		return false;
 	if (kc_rand(&kc_fault_rng) % 100 >= kc_failslab_percent)
@@ -482,15 +494,13 @@ static __always_inline bool slab_want_init_on_alloc(gfp_t flags, struct kmem_cac
 #endif
 }
 
-static __always_inline void *slab_alloc(struct kmem_cache *s, gfp_t gfp)
+static __always_inline void *slab_alloc_nofault(struct kmem_cache *s, gfp_t gfp)
 {
 	bool helper = unlikely(kc_cpu < 0);
 	struct kmem_cache_cpu *c;
 	unsigned long tid;
 	void *object, *next;
 
-	if (kc_should_failslab(gfp))
-		return NULL;
 	if (helper)
 		spin_lock(&s->helper_lock);
 redo:
@@ -512,6 +522,13 @@ redo:
 	if (likely(object) && slab_want_init_on_alloc(gfp, s))
 		memset(object, 0, s->object_size);
 	return object;
+}
+
+static __always_inline void *slab_alloc(struct kmem_cache *s, gfp_t gfp)
+{
+	if (kc_should_failslab(gfp))
+		return NULL;
+	return slab_alloc_nofault(s, gfp);
 }
 
 /* __slab_free(): to a slab that is not this CPU's */
@@ -838,8 +855,11 @@ int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t size, void *
 {
 	size_t i;
 
+	/* one failslab roll for the whole request, as slab_pre_alloc_hook() */
+	if (kc_should_failslab(flags))
+		return 0;
 	for (i = 0; i < size; i++) {
-		p[i] = slab_alloc(s, flags);
+		p[i] = slab_alloc_nofault(s, flags);
 		if (!p[i]) {
 			kmem_cache_free_bulk(s, i, p);
 			return 0;
