@@ -254,26 +254,19 @@ t_failslab_storms() {
 		done
 	done
 	# 3 namespace levels: a fork refused at one level unwinds the levels
-	# it reserved, and each refusal is one failed operation
-	set_all workload=fork levels=3
+	# it reserved, and each refusal is one failed operation; ccskip's
+	# removal may refuse the unwind too, and the reservation waits on the
+	# CPU's stranded list for its next fork (2000 operations: 4 of 4
+	# seeded kthread storms of ccskip FAILED at them while the unwind gave
+	# up after 8 refusals, "unwind of a reservation failed")
+	set_all workload=fork levels=3 "ops=$((2000 / NCPUS))"
 	for mode in ipi kthread; do
 		set_all "mode=$mode"
 		for ix in $INDEXES; do
 			fs_storm "$ix" fork "$mode" 50
 		done
 	done
-	# ccskip's removal may refuse the unwind too, and the reservation waits
-	# on the CPU's stranded list for its next fork: a kthread storm of 2000
-	# operations strands some (4 of 4 seeded ones FAILED while the unwind
-	# gave up after 8 refusals, "unwind of a reservation failed"; at 200,
-	# 1 CI run of 1; ipi storms rarely get past ccskip's prefill at 50%)
-	case " $INDEXES " in
-	*" ccskip "*)
-		set_all mode=kthread "ops=$((2000 / NCPUS))"
-		fs_storm ccskip fork:2000 kthread 50
-		set_all "ops=$((200 / NCPUS))" ;;
-	esac
-	set_all levels=1
+	set_all levels=1 "ops=$((200 / NCPUS))"
 	# the IDR takes a radix tree node once in 64 numbers, and from a per-CPU
 	# pool where it may (not in an IPI): only a longer insert storm runs it
 	# out of nodes, and its storms above refuse some 3 ops in all, none in
