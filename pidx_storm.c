@@ -93,6 +93,20 @@ void pidx_fail(struct pidx_result *res, const char *fmt, ...)
 	va_end(args);
 }
 
+/*
+ * @tag appended to @res's extra whole, cutting the facts before it short
+ * where it must: a label that a reader of the row needs (faults=, which
+ * plot.py and the report leave out) never goes missing.
+ */
+void pidx_extra_tag(struct pidx_result *res, const char *tag)
+{
+	size_t size = sizeof(res->extra), len = strlen(res->extra), n = strlen(tag);
+
+	if (len && len + 1 + n >= size)
+		len = size - 2 - n;
+	scnprintf(res->extra + len, size - len, "%s%s", len ? ";" : "", tag);
+}
+
 /* Cost of the two clock reads that bracket a sampled operation. */
 static u64 pidx_clock_cost_milli(void)
 {
@@ -545,29 +559,40 @@ struct pidx_oracle {
 };
 
 /*
- * Each held object's number is expected once, and looks up to the object;
- * or the object is freed.
+ * An object the storm holds: its number of @o's level, marked held once
+ * in the oracle; 0 where there is none to check (or it was handed out
+ * twice, and the row failed), or where @o is NULL and the object freed.
  */
-static void pidx_held(struct pidx_storm *s, struct pidx_pid *pid,
-		      struct pidx_oracle *o)
+static u32 pidx_held_once(struct pidx_storm *s, struct pidx_pid *pid,
+			  struct pidx_oracle *o)
 {
 	u32 key;
-	void *v;
 
 	/* the storm's end: the index is gone, and with it every reader */
 	if (!o) {
 		pidx_pid_free(pid);
-		return;
+		return 0;
 	}
-
 	key = pid->numbers[o->level].nr;
-	/* a level an exit removed before the index refused the next one */
+	/* a level an exit, or a refused unwind, removed already */
 	if (!key)
-		return;
+		return 0;
 	if (key >= s->cfg->pid_max || __test_and_set_bit(key, o->expect)) {
 		pidx_fail(o->res, "PID %u handed out twice%s", key, o->at);
-		return;
+		return 0;
 	}
+	return key;
+}
+
+/* Each held object's number is expected once, and looks up to the object. */
+static void pidx_held(struct pidx_storm *s, struct pidx_pid *pid,
+		      struct pidx_oracle *o)
+{
+	u32 key = pidx_held_once(s, pid, o);
+	void *v;
+
+	if (!key)
+		return;
 	o->nexpect++;
 	rcu_read_lock();
 	v = s->ops->lookup(s->lvl[o->level], key);
@@ -583,28 +608,18 @@ static void pidx_held(struct pidx_storm *s, struct pidx_pid *pid,
 /*
  * A stranded reservation (pidx_workload.h) of @o's level: a number held
  * once, as every number, and still held, but never published, so no
- * lookup finds it and the walk skips it; or the object freed.
+ * lookup finds it and the walk skips it.
  */
 static void pidx_stranded_held(struct pidx_storm *s, struct pidx_pid *pid,
 			       struct pidx_oracle *o)
 {
+	u32 key = pidx_held_once(s, pid, o);
 	struct pidx_index *idx;
-	u32 key;
 	void *v;
 	int ret;
 
-	if (!o) {
-		pidx_pid_free(pid);
-		return;
-	}
-	key = pid->numbers[o->level].nr;
 	if (!key)
 		return;
-	if (key >= s->cfg->pid_max || __test_and_set_bit(key, o->expect)) {
-		pidx_fail(o->res, "PID %u handed out twice (one reserved by a failed fork)%s",
-			  key, o->at);
-		return;
-	}
 	idx = s->lvl[o->level];
 	rcu_read_lock();
 	v = s->ops->lookup(idx, key);

@@ -30,6 +30,7 @@ void pidx_node_name(char *buf, size_t len, int node);
 void pidx_cpulist(char *buf, size_t len, const struct cpumask *mask);
 
 __printf(2, 3) void pidx_fail(struct pidx_result *res, const char *fmt, ...);
+void pidx_extra_tag(struct pidx_result *res, const char *tag);
 
 /*
  * One storm, in this order: pidx_result_init(), pidx_storm_create(),

@@ -344,15 +344,11 @@ static int pidx_prepare(struct pidx_storm *s)
  */
 static void pidx_label_faults(struct pidx_result *res, long prefill, long storm)
 {
-	size_t size = sizeof(res->extra), len = strlen(res->extra);
 	char tag[72];
-	int n;
 
-	n = scnprintf(tag, sizeof(tag), "faults=failslab;nomem=%ld;prefill_nomem=%ld",
-		      storm, prefill);
-	if (len && len + 1 + n >= size)
-		len = size - 2 - n;
-	scnprintf(res->extra + len, size - len, "%s%s", len ? ";" : "", tag);
+	scnprintf(tag, sizeof(tag), "faults=failslab;nomem=%ld;prefill_nomem=%ld",
+		  storm, prefill);
+	pidx_extra_tag(res, tag);
 }
 
 int pidx_storm_one(const struct pidx_ops *ops, const struct pidx_config *cfg,

@@ -554,6 +554,27 @@ static int pidx_reserve_levels(struct pidx_worker *w, struct pidx_pid *pid)
 }
 
 /*
+ * The exit of @pid, which its caller owns: every level's number removed,
+ * free_pid()'s call_rcu() the object.  -ENOMEM: still held (pidx.h), and
+ * still the caller's.
+ */
+static int pidx_exit_pid(struct pidx_worker *w, struct pidx_pid *pid)
+{
+	struct pidx_storm *s = w->storm;
+	int ret = s->nlevels == 1 ? s->ops->remove(s->idx, pid->numbers[0].nr) :
+		  pidx_remove_levels(s, pid);
+
+	if (!ret) {
+		pidx_pid_free(pid);
+		return 0;
+	}
+	if (ret == -ENOMEM && s->ops->remove_may_fail)
+		return ret;
+	pidx_worker_error(w, pid->numbers[0].nr, "remove of a PID this storm owns failed");
+	return ret;
+}
+
+/*
  * alloc_pid() at one level, the path every run took before levels, kept
  * apart so that a one-level fork costs what it cost then: the object, a
  * number reserved for it, the object built with it, and the number
@@ -674,10 +695,7 @@ static struct pidx_pid *pidx_alloc_pid(struct pidx_worker *w)
 		 */
 		pidx_worker_error(w, pid->numbers[0].nr,
 				  "publish of a number just reserved failed");
-		ret = pidx_remove_levels(s, pid);
-		if (!ret)
-			pidx_pid_free(pid);
-		else if (ret == -ENOMEM && s->ops->remove_may_fail)
+		if (pidx_exit_pid(w, pid) == -ENOMEM)
 			w->fails++;
 		return NULL;
 	}
@@ -685,27 +703,6 @@ static struct pidx_pid *pidx_alloc_pid(struct pidx_worker *w)
 		w->fails++;
 	pidx_pid_free(pid);
 	return NULL;
-}
-
-/*
- * The exit of @pid, which its caller owns: every level's number removed,
- * free_pid()'s call_rcu() the object.  -ENOMEM: still held (pidx.h), and
- * still the caller's.
- */
-static int pidx_exit_pid(struct pidx_worker *w, struct pidx_pid *pid)
-{
-	struct pidx_storm *s = w->storm;
-	int ret = s->nlevels == 1 ? s->ops->remove(s->idx, pid->numbers[0].nr) :
-		  pidx_remove_levels(s, pid);
-
-	if (!ret) {
-		pidx_pid_free(pid);
-		return 0;
-	}
-	if (ret == -ENOMEM && s->ops->remove_may_fail)
-		return ret;
-	pidx_worker_error(w, pid->numbers[0].nr, "remove of a PID this storm owns failed");
-	return ret;
 }
 
 static void pidx_op_insert(struct pidx_worker *w)

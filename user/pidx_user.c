@@ -206,14 +206,10 @@ static int prepare(const struct opts *o, struct pidx_storm *s, const char **why)
  */
 static void label_faults(struct pidx_result *res, long injected)
 {
-	size_t size = sizeof(res->extra), len = strlen(res->extra);
 	char tag[48];
-	int n;
 
-	n = snprintf(tag, sizeof(tag), "faults=failslab;injected=%ld", injected);
-	if (len && len + 1 + n >= size)
-		len = size - 2 - n;
-	snprintf(res->extra + len, size - len, "%s%s", len ? ";" : "", tag);
+	snprintf(tag, sizeof(tag), "faults=failslab;injected=%ld", injected);
+	pidx_extra_tag(res, tag);
 }
 
 /*
