@@ -95,13 +95,16 @@ void pidx_pid_set(struct pidx_pid *pid, unsigned int levels)
 		pid->numbers[i].ns = NULL;
 }
 
-static void pidx_pid_free_rcu(struct rcu_head *head)
+void pidx_pid_free_now(struct pidx_pid *pid)
 {
-	struct pidx_pid *pid = container_of(head, struct pidx_pid, rcu);
-
 	/* put_pid() finds the cache through the deepest level's namespace */
 	kmem_cache_free(pidx_pid_cache[pid->level], pid);
 	atomic_long_dec(&pidx_pid_count);
+}
+
+static void pidx_pid_free_rcu(struct rcu_head *head)
+{
+	pidx_pid_free_now(container_of(head, struct pidx_pid, rcu));
 }
 
 void pidx_pid_free(struct pidx_pid *pid)

@@ -55,6 +55,12 @@ void pidx_pid_cache_exit(void);
 struct pidx_pid *pidx_pid_new(unsigned int levels, gfp_t gfp);
 void pidx_pid_set(struct pidx_pid *pid, unsigned int levels);
 void pidx_pid_free(struct pidx_pid *pid);
+/*
+ * No grace period: only where no reader can hold @pid, as at a storm's end
+ * with its index destroyed (a million call_rcu()s were most of a 1M-key
+ * storm's teardown)
+ */
+void pidx_pid_free_now(struct pidx_pid *pid);
 long pidx_pid_live(void);
 long pidx_pid_failed(void);
 
