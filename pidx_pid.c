@@ -6,7 +6,9 @@
  * an object's lines are a real struct pid's: 112 bytes in 128 for one
  * level, 128 for two, 144 in 192 for three.  An object is freed after
  * an RCU grace period, as free_pid() frees a struct pid: a reader that found
- * it in an index may still read it.
+ * it in an index may still read it.  At a storm's end, with its workers
+ * stopped and its index destroyed, no reader is left, and the objects go at
+ * once (pidx_pid_free_now()).
  */
 #include <linux/atomic.h>
 #include <linux/overflow.h>

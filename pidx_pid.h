@@ -2,7 +2,8 @@
 /*
  * The object an index maps a number to: the engine's stand-in for the
  * kernel's struct pid, one per PID from the engine's own slab cache, freed
- * after an RCU grace period as free_pid() frees a struct pid.
+ * after an RCU grace period as free_pid() frees a struct pid (at a storm's
+ * end, with no reader left, at once).
  *
  * Its fields are sized and placed as a production (non-debug) x86-64 Linux
  * 6.1 struct pid's, with placeholders of fixed size where the kernel has a

@@ -604,8 +604,11 @@ static void pidx_held(struct pidx_storm *s, struct pidx_pid *pid,
 		return;
 	}
 	key = pid->numbers[o->level].nr;
-	/* 0: a level already removed; beyond pid_max: failed already */
-	if (!key || key >= s->cfg->pid_max)
+	/*
+	 * 0: a level already removed; beyond pid_max: failed already; a bit
+	 * the first pass did not set would put @pid in another's slot
+	 */
+	if (!key || key >= s->cfg->pid_max || WARN_ON_ONCE(!test_bit(key, o->expect)))
 		return;
 	word = key / BITS_PER_LONG;
 	o->byrank[o->rank_base[word] +
@@ -654,8 +657,7 @@ static void pidx_stranded_held(struct pidx_storm *s, struct pidx_pid *pid,
  * The objects the storm holds at its end, each once: the prefill's stable
  * ones, then each CPU's ring, replay map and stranded reservations; before
  * the deal, the prefill's objects made so far: each checked against the
- * oracle @o (or, in its second pass, ranked; the stranded left out), or
- * freed where @o is NULL.
+ * oracle @o (or, in its second pass, ranked), or freed where @o is NULL.
  */
 static void pidx_all_held(struct pidx_storm *s, struct pidx_oracle *o)
 {
@@ -667,8 +669,12 @@ static void pidx_all_held(struct pidx_storm *s, struct pidx_oracle *o)
 			pidx_held(s, s->objs[i], o);
 		return;
 	}
-	for (i = 0; i < s->stable; i++)
+	for (i = 0; i < s->stable; i++) {
 		pidx_held(s, s->objs[pidx_shape_index_of(s, i)], o);
+		/* millions of objects under KASAN: seconds */
+		if (!(i & 0xfff))
+			cond_resched();
+	}
 	for (i = 0; i < s->nworkers; i++) {
 		struct pidx_worker *w = &s->workers[i];
 
@@ -678,10 +684,16 @@ static void pidx_all_held(struct pidx_storm *s, struct pidx_oracle *o)
 		for (n = 0; w->rmap && n < s->cfg->replay->cpu[i].ninc; n++)
 			if (w->rmap[n])
 				pidx_held(s, w->rmap[n], o);
-		/* the free reuses the link: the next one is read first */
-		for (pid = w->stranded; pid && !(o && o->byrank); pid = next) {
-			next = pid->stranded_next;
-			pidx_stranded_held(s, pid, o);
+		/*
+		 * the stranded are checked apart from the lookups, so the
+		 * second pass leaves them out; the free may be of the object
+		 * that holds the link, which is read first
+		 */
+		if (!o || !o->byrank) {
+			for (pid = w->stranded; pid; pid = next) {
+				next = pid->stranded_next;
+				pidx_stranded_held(s, pid, o);
+			}
 		}
 		cond_resched();
 	}
