@@ -588,18 +588,33 @@ plan() {
 }
 
 # estimated milliseconds of one configuration (all indexes, all repeats):
-# per storm, prefill + verify + teardown ~0.4 us per key, ~0.3 us per
-# operation (each CPU does OPS, in parallel), ~3 ms fixed; times SLOWDOWN.
+# natively, per storm, prefill + check + teardown ~0.75 us per key and
+# level (the map: an object per PID made, published, looked up by the
+# oracle and freed), each operation ~0.3 us plus 1 us per 350K keys (a
+# lookup's misses grow with the index: dependent lookups at 1M took about
+# 3 us), each CPU doing OPS in parallel, ~3 ms fixed (measured with 11
+# indexes x 7 repeats: 32K keys 3-4 s a configuration, 1M 60 s for
+# replays to 105 s for aged lookups).  Under emulation (SLOWDOWN > 1) a
+# miss costs what a hit costs: 0.4 us per key and level and 0.3 us per
+# operation, times SLOWDOWN (the reference sweep's kernel part: 431 s
+# measured, 558 estimated).
 # A cachegrind configuration adds two runs under valgrind (ops/2 and ops),
 # each about 50 times the native prefill and 40 times the storm, plus
 # ~1.5 s to start (measured on a loaded 2-core host: lookup at 1M keys
 # 48 s per index, at 32K 5 s; fork at 1M 108 s, at 32K 8 s)
-cost_ms() { # NCPUS KEYS
+cost_ms() { # NCPUS KEYS WORKLOAD (WORKLOAD~L: L namespace levels)
+	lv=1
+	case $3 in *~[0-9]*) lv=${3##*~} ;; esac
 	if [ "$CACHEGRIND" = 1 ]; then
-		echo $(((($2 * 400 * 100 + OPS * 300 * 61) / 1000000 + 3003) * NIDX * REPEAT))
+		echo $(((($2 * lv * 400 * 100 + OPS * 300 * 61) / 1000000 + 3003) * NIDX * REPEAT))
 		return
 	fi
-	echo $(((($2 * 400 + OPS * 300) / 1000000 + 3) * NIDX * REPEAT * SLOWDOWN))
+	if [ "$SLOWDOWN" = 1 ]; then
+		key_ns=750 op_ns=$((300 + $2 / 350))
+	else
+		key_ns=400 op_ns=300
+	fi
+	echo $(((($2 * lv * key_ns + OPS * op_ns) / 1000000 + 3) * NIDX * REPEAT * SLOWDOWN))
 }
 
 # the index list to write
@@ -626,8 +641,9 @@ fi
 PLAN=$(plan)
 NCFG=$(echo "$PLAN" | grep -c .)
 TOTAL_MS=0
-for k in $(echo "$PLAN" | awk '{ print $2 ":" $3 }'); do
-	TOTAL_MS=$((TOTAL_MS + $(cost_ms "${k%%:*}" "${k##*:}")))
+for k in $(echo "$PLAN" | awk '{ print $2 ":" $3 ":" $6 }'); do
+	w=${k#*:}
+	TOTAL_MS=$((TOTAL_MS + $(cost_ms "${k%%:*}" "${w%%:*}" "${w#*:}")))
 done
 STORMS=$((NCFG * NIDX * REPEAT))
 EST_S=$(((TOTAL_MS + 999) / 1000))
