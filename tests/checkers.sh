@@ -5,7 +5,24 @@
 # WORK): each kernel built once and cached by scripts/build-debug-kernel.sh,
 # the module built against it, its level booted, and the KCSAN controls
 # that must be reported, so that the KCSAN pass can fail.
+#   checker_kernels
 #   debug_kernel_tests kasan|kcsan
+
+# checker_kernels: both checker kernels built (once, cached) before a guest
+# of theirs runs beside other groups, so that a first build's compiles never
+# share the host with a timed boot; debug_kernel_tests reports a failed build
+checker_kernels() {
+	local fl t0 rc opt
+	section "checker kernels (KASAN, KCSAN): build once, cached"
+	for fl in kasan kcsan; do
+		t0=$SECONDS
+		opt=
+		[ $fl = kasan ] || opt=--kcsan
+		"$REPO/scripts/build-debug-kernel.sh" $opt >/dev/null 2>"$WORK/$fl-prebuild.log"
+		rc=$?
+		echo "$fl kernel after $((SECONDS - t0)) s, exit $rc: $(grep -o 'built .* in [0-9]* s' "$WORK/$fl-prebuild.log" || echo cached)"
+	done
+}
 
 # debug_kernel_tests FLAVOUR: build the checker kernel (once, cached), build the module
 # against it and run the guest suite's level of the same name in it.

@@ -238,16 +238,15 @@ host_tests() {
 	done
 }
 
-# The host-side checks that need neither a guest nor a quiet host (plot.py
-# on its fixtures, the user-space build, both verified, not timed against a
-# bound) run beside the 1-vCPU guest, which leaves the host a core: they
-# print into a log, counted when the guest is done (host_side_end).
+# plot.py's tests on its fixtures need neither a guest nor a quiet host
+# (verified, not timed against a bound): they run beside the 1-vCPU guest,
+# which leaves the host a core, into a log counted when the guest is done
+# (host_side_end).
 host_side_start() {
 	(
 		section "plot.py on the committed fixture"
 		bash "$REPO/tests/test-plot.sh" >"$WORK/test-plot.log" 2>&1
 		sed -n 's/^\(PASS\|FAIL\) /\1 plot: /p' "$WORK/test-plot.log"
-		user_tests
 	) >"$WORK/host-side.log" 2>&1 &
 	HOST_SIDE_PID=$!
 }
@@ -258,6 +257,43 @@ host_side_end() {
 	count_lines "" "$WORK/host-side.log"
 	grep -q '^PASS plot: ' "$WORK/host-side.log" ||
 		fail "plot: test-plot.sh" "PASS lines, saw: $(tail -n 3 "$WORK/test-plot.log" | tr '\n' ' ')"
+}
+
+# beside_start FUNCTION ARGS...: FUNCTION in the background, its output into
+# a log and its counts and failures kept apart, for beside_end to print and
+# add (one at a time)
+beside_start() {
+	BESIDE_LOG=$WORK/beside-$1-$2
+	# shellcheck disable=SC2030 # the subshell's own counts, written out below
+	(
+		passed=0
+		failed=0
+		failures=()
+		"$@"
+		echo "$passed $failed" >"$BESIDE_LOG.counts"
+		printf '%s\n' ${failures[@]+"${failures[@]}"} >"$BESIDE_LOG.failures"
+	) >"$BESIDE_LOG.log" 2>&1 &
+	BESIDE_PID=$!
+}
+
+beside_end() {
+	local p f name
+	[ -n "${BESIDE_PID:-}" ] || return 0
+	wait "$BESIDE_PID"
+	BESIDE_PID=
+	cat "$BESIDE_LOG.log"
+	if ! read -r p f <"$BESIDE_LOG.counts" 2>/dev/null; then
+		fail "beside: ${BESIDE_LOG##*/beside-}" "its counts, saw none: $(tail -n 2 "$BESIDE_LOG.log" | tr '\n' ' ')"
+		return
+	fi
+	# shellcheck disable=SC2031 # the parent's counts, which beside_start's subshell never touched
+	passed=$((passed + p))
+	# shellcheck disable=SC2031
+	failed=$((failed + f))
+	while IFS= read -r name; do
+		# shellcheck disable=SC2031
+		[ -z "$name" ] || failures+=("$name")
+	done <"$BESIDE_LOG.failures"
 }
 
 # vm-run.sh's exit status for a failed boot that a host pause explains: evidence of one
@@ -623,18 +659,30 @@ bench_plumbing_test() {
 # shellcheck source=docs.sh
 . "$SELF_DIR/docs.sh"
 
+# The KASAN guest, the longest boot, runs beside the stock kernel's last
+# groups and the user-space tests, none of them timed against a bound: a
+# 2-vCPU guest under a checker keeps one host core busy most of the time.
+# The timed ones (the 2- and 4-vCPU boots' races and bounds, the stall)
+# run before it, and the KCSAN guests after it, alone: its controls must
+# see two vCPUs race.
 if [ $HOST_AND_STOCK = yes ]; then
 	host_tests
 	docs_drift_tests
 	stock_guest_tests
-	docs_recipe_tests
 	stall_test
+	if [ $DEBUG_KERNEL = yes ]; then
+		checker_kernels
+		beside_start debug_kernel_tests kasan
+	fi
+	docs_recipe_tests
 	rt_tests
 	broken_index_test
 	dkms_tests
 	bench_plumbing_test
-fi
-if [ $DEBUG_KERNEL = yes ]; then
+	user_tests
+	beside_end
+	[ $DEBUG_KERNEL = no ] || debug_kernel_tests kcsan
+elif [ $DEBUG_KERNEL = yes ]; then
 	debug_kernel_tests kasan
 	debug_kernel_tests kcsan
 fi
