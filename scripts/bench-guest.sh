@@ -603,18 +603,18 @@ plan() {
 # ~1.5 s to start (measured on a loaded 2-core host: lookup at 1M keys
 # 48 s per index, at 32K 5 s; fork at 1M 108 s, at 32K 8 s)
 cost_ms() { # NCPUS KEYS WORKLOAD (WORKLOAD~L: L namespace levels)
-	lv=1
-	case $3 in *~[0-9]*) lv=${3##*~} ;; esac
+	cm_lv=1
+	case $3 in *~[0-9]*) cm_lv=${3##*~} ;; esac
 	if [ "$CACHEGRIND" = 1 ]; then
-		echo $(((($2 * lv * 400 * 100 + OPS * 300 * 61) / 1000000 + 3003) * NIDX * REPEAT))
+		echo $(((($2 * cm_lv * 400 * 100 + OPS * 300 * 61) / 1000000 + 3003) * NIDX * REPEAT))
 		return
 	fi
 	if [ "$SLOWDOWN" = 1 ]; then
-		key_ns=750 op_ns=$((300 + $2 / 350))
+		cm_key=750 cm_op=$((300 + $2 / 350))
 	else
-		key_ns=400 op_ns=300
+		cm_key=400 cm_op=300
 	fi
-	echo $(((($2 * lv * key_ns + OPS * op_ns) / 1000000 + 3) * NIDX * REPEAT * SLOWDOWN))
+	echo $(((($2 * cm_lv * cm_key + OPS * cm_op) / 1000000 + 3) * NIDX * REPEAT * SLOWDOWN))
 }
 
 # the index list to write
@@ -638,13 +638,19 @@ else
 	NIDX=10
 fi
 
+# the plan's estimated milliseconds: each line's CPUs, keys and workload
+plan_ms() {
+	pm_t=0
+	for pm_k in $(echo "$PLAN" | awk '{ print $2 ":" $3 ":" $6 }'); do
+		pm_w=${pm_k#*:}
+		pm_t=$((pm_t + $(cost_ms "${pm_k%%:*}" "${pm_w%%:*}" "${pm_w#*:}")))
+	done
+	echo "$pm_t"
+}
+
 PLAN=$(plan)
 NCFG=$(echo "$PLAN" | grep -c .)
-TOTAL_MS=0
-for k in $(echo "$PLAN" | awk '{ print $2 ":" $3 ":" $6 }'); do
-	w=${k#*:}
-	TOTAL_MS=$((TOTAL_MS + $(cost_ms "${k%%:*}" "${w%%:*}" "${w#*:}")))
-done
+TOTAL_MS=$(plan_ms)
 STORMS=$((NCFG * NIDX * REPEAT))
 EST_S=$(((TOTAL_MS + 999) / 1000))
 
@@ -756,10 +762,7 @@ fi
 if [ "$IDX_W" != all ]; then
 	NIDX=$(echo "$IDX_W" | tr ',' '\n' | grep -c .)
 	STORMS=$((NCFG * NIDX * REPEAT))
-	TOTAL_MS=0
-	for k in $(echo "$PLAN" | awk '{ print $2 ":" $3 }'); do
-		TOTAL_MS=$((TOTAL_MS + $(cost_ms "${k%%:*}" "${k##*:}")))
-	done
+	TOTAL_MS=$(plan_ms)
 	EST_S=$(((TOTAL_MS + 999) / 1000))
 fi
 summary
@@ -956,7 +959,7 @@ while read -r mode n keys pm shape w extra <&3; do
 	fi
 
 	done_n=$((done_n + 1))
-	done_ms=$((done_ms + $(cost_ms "$n" "$keys")))
+	done_ms=$((done_ms + $(cost_ms "$n" "$keys" "$w~$lv")))
 	now=$(date +%s)
 	el=$((now - T0))
 	left_ms=$((TOTAL_MS - done_ms))
