@@ -46,9 +46,9 @@ Sweep (scripts/bench-guest.sh: every configuration runs all indexes, with
 interleaved repeats, in one `run`):
   --full              full sweep [FULL=1]: keys 1K,4K,32K,256K,1M, ops 100000,
                       repeat 5.  Default, quick: keys 1K,32K,256K, ops 20000,
-                      repeat 3 (under QEMU, all three parts: about 10 min
-                      estimated for an idle 2-core host, 22.5 min measured
-                      on our loaded one; full: about 61 min estimated)
+                      repeat 3 (under QEMU, all three parts: 24.4 min
+                      measured on an idle 2-core host, 21 estimated; full:
+                      about 101 min estimated)
   --quick             the quick sweep (the default) [FULL=0]
   --indexes LIST      comma list, "all" (module: all but null) or "auto"
                       (every compiled index, null included) [INDEXES=auto]
