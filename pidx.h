@@ -24,7 +24,10 @@
  *  - publish(): stores @value for a number the caller reserved: 0, then
  *               lookup() returns @value.  -ENOENT if the number is not held,
  *               -EEXIST if it is already published: both are contract
- *               violations, and the index stays as it was.  Never allocates;
+ *               violations, and the index stays as it was (an index that
+ *               would need a search kernel/pid.c never makes to tell them
+ *               apart tells them only under pidx_checking_contract(), see
+ *               below).  Never allocates;
  *               any context, and never sleeps, except in an index that sets
  *               writers_need_irqs_on, whose writers (publish() among them)
  *               run in process context only.  It orders the caller's
@@ -42,7 +45,8 @@
  *               always returns its value, never another number's, a torn one
  *               or NULL.  The index never dereferences a value.
  *  - remove():  frees a number, reserved or published alike: 0, or -ENOENT
- *               if absent.  Only the number's owner calls it (the exit path,
+ *               if absent (under pidx_checking_contract() alone, where
+ *               telling costs a search).  Only the number's owner calls it (the exit path,
  *               or alloc_pid()'s unwind of a reservation).  Memory is freed
  *               only after an RCU grace period, and the caller frees the
  *               value's object only after one too (free_pid()'s call_rcu()),
@@ -377,6 +381,24 @@ static __always_inline void pidx_race_delay(void)
 {
 	if (static_branch_unlikely(&pidx_race_delays))
 		__pidx_race_delay();
+}
+
+/*
+ * Contract checks: the refusals above that kernel/pid.c never needs, since
+ * its caller owns every number it publishes or removes (publish()'s -EEXIST,
+ * remove()'s -ENOENT).  An index that must find the number anyway to change
+ * it answers them as it goes.  One that would need a search the kernel does
+ * not make (idr: idr_find() before idr_replace() and idr_remove()) makes it
+ * only while this key is on: the selftest turns it on for its phases, and
+ * storms run with it off, so that a timed path does the kernel's steps and
+ * no more.  Off, such an index leaves a publish of a published number
+ * undefined, as the kernel does.
+ */
+DECLARE_STATIC_KEY_FALSE(pidx_contract_checks);
+
+static __always_inline bool pidx_checking_contract(void)
+{
+	return static_branch_unlikely(&pidx_contract_checks);
 }
 
 #endif /* _PIDX_H */

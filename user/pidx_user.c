@@ -57,6 +57,9 @@ void __pidx_race_delay(void)
 {
 }
 
+/* and so do the contract checks: storms make the kernel's calls alone */
+DEFINE_STATIC_KEY_FALSE(pidx_contract_checks);
+
 /* One node here (compat/): the prefill stays on the first storm CPU. */
 bool pidx_prefill_move(int node)
 {

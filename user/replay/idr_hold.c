@@ -20,7 +20,11 @@
  * must hand out the number the cursor pointed at, as a call that never
  * failed would.  Between the steps, what lookups and find_ge() see, and that
  * publish() refuses a number published or not held in one hold, changing
- * nothing.  Namespace levels: a group of three instances shares one lock;
+ * nothing.  The writers make kernel/pid.c's calls and no other: with the
+ * contract checks off, as in every storm, publish() and remove() and their
+ * level forms look nothing up (no idr_find(), no IDR_FREE tag read), and
+ * only with them on (the selftest's) do they refuse a published number or
+ * an absent one.  Namespace levels: a group of three instances shares one lock;
  * idr_onelock's alloc_publish_levels() reserves in all and publishes all in
  * one hold (a retry per level, which lets the lock go with the deeper
  * levels reserved as mainline's does, and on a final -ENOMEM the levels
@@ -51,6 +55,12 @@ static void hold_end(void);
  * after fail_skip reserves let through.
  */
 static int counting, holds, bad_ends, preloads, fail_next, fail_skip;
+/*
+ * the look-ups a call made that kernel/pid.c's writers never make, and
+ * whether the IDR itself is running (idr_replace() reads the IDR_FREE tag
+ * through radix_tree_tag_get(): the kernel's own step)
+ */
+static int looks, in_idr;
 /* inside a hold now; preloads made inside one or with preemption off */
 static int in_hold, bad_preloads;
 /* the numbers reserved and not yet replaced or removed, and their trees */
@@ -129,7 +139,11 @@ int __wrap_idr_alloc(struct idr *idr, void *ptr, int start, int end, gfp_t gfp)
 void *__real_idr_replace(struct idr *idr, void *ptr, unsigned long id);
 void *__wrap_idr_replace(struct idr *idr, void *ptr, unsigned long id)
 {
-	void *old = __real_idr_replace(idr, ptr, id);
+	void *old;
+
+	in_idr = 1;
+	old = __real_idr_replace(idr, ptr, id);
+	in_idr = 0;
 
 	/* publish_levels() puts a level back to reserved on a refusal */
 	if (!IS_ERR(old) && ptr)
@@ -144,6 +158,31 @@ void *__wrap_idr_remove(struct idr *idr, unsigned long id)
 {
 	reserved_drop(idr, id);
 	return __real_idr_remove(idr, id);
+}
+
+void *__real_idr_find(const struct idr *idr, unsigned long id);
+void *__wrap_idr_find(const struct idr *idr, unsigned long id)
+{
+	looks += counting;
+	return __real_idr_find(idr, id);
+}
+
+int __real_radix_tree_tag_get(const struct radix_tree_root *root,
+			      unsigned long index, unsigned int tag);
+int __wrap_radix_tree_tag_get(const struct radix_tree_root *root,
+			      unsigned long index, unsigned int tag)
+{
+	looks += counting && !in_idr;
+	return __real_radix_tree_tag_get(root, index, tag);
+}
+
+/* the selftest's contract checks (pidx.h), on or off */
+static void contract_checks(bool on)
+{
+	if (on)
+		static_branch_enable(&pidx_contract_checks);
+	else
+		static_branch_disable(&pidx_contract_checks);
 }
 
 void __real_idr_preload(gfp_t gfp);
@@ -177,7 +216,7 @@ static unsigned int next_obj;
 /* starts counting a call; @fails: -ENOMEMs to inject into its reserve */
 static void count_begin(int fails)
 {
-	holds = bad_ends = preloads = bad_preloads = 0;
+	holds = bad_ends = preloads = bad_preloads = looks = 0;
 	fail_next = fails;
 	fail_skip = 0;
 	counting = 1;
@@ -285,6 +324,7 @@ static void takes(const struct pidx_ops *o, struct pidx_index *x, gfp_t gfp,
 		expect(what, "holds", holds, 1);
 		expect(what, "holds let go unpublished", bad_ends, 0);
 		expect(what, "preloads", preloads, 0);
+		expect(what, "look-ups kernel/pid.c never makes", looks, 0);
 		sees(what, o, x, nr, fake(nr));
 	}
 	for (i = 0; o->alloc_publish && i < n; i++) {
@@ -383,7 +423,17 @@ static void one_index(const struct pidx_ops *o)
 	expect("verify() with a reservation", "violations", violations, 0);
 	expect("publish of the reservation verify() saw", "result",
 	       publish(o, x, ret, fake(ret)), 0);
+	/* free_pid(): the number removed, nothing looked up first */
+	count_begin(0);
+	ret = o->remove(x, ret);
+	count_end(o->name);
+	expect("remove of a published number", "result", ret, 0);
+	expect("remove of a published number", "holds", holds, 1);
+	expect("remove of a published number", "look-ups kernel/pid.c never makes",
+	       looks, 0);
+	contract_checks(true);
 	refusals(o, x);
+	contract_checks(false);
 	if (onelock) {
 		describes(x, ";retry=none(atomic);retries=0");
 		/*
@@ -487,6 +537,7 @@ static void levels(const struct pidx_ops *o)
 		expect(what, "holds", holds, 1);
 		expect(what, "holds let go unpublished", bad_ends, 0);
 		expect(what, "preloads", preloads, 0);
+		expect(what, "look-ups kernel/pid.c never makes", looks, 0);
 	}
 	for (i = 0; i < LEVELS; i++)
 		expect(what, "each level's number from its own cursor", obj[i],
@@ -495,6 +546,7 @@ static void levels(const struct pidx_ops *o)
 	memcpy(nr, obj, sizeof(nr));
 
 	/* published again at every level, or at one: all refused, nothing moves */
+	contract_checks(true);
 	count_begin(0);
 	ret = o->publish_levels(x, LEVELS, nr, other);
 	count_end(o->name);
@@ -519,15 +571,19 @@ static void levels(const struct pidx_ops *o)
 		expect("remove of the reservation left", "result",
 		       o->remove(x[i], other[i]), 0);
 	}
+	contract_checks(false);
 
 	count_begin(0);
 	ret = o->remove_levels(x, LEVELS, nr);
 	count_end(o->name);
 	expect("remove_levels", "result", ret, 0);
 	expect("remove_levels", "holds", holds, 1);
+	expect("remove_levels", "look-ups kernel/pid.c never makes", looks, 0);
 	sees_levels("remove_levels", o, x, nr, NULL);
+	contract_checks(true);
 	expect("remove_levels of removed numbers", "result",
 	       o->remove_levels(x, LEVELS, nr), -ENOENT);
+	contract_checks(false);
 
 	if (onelock) {
 		/* one -ENOMEM at the middle level: a retry there, the same numbers */
@@ -580,7 +636,7 @@ int demo_main(void)
 	levels(&pidx_idr_ops);
 	rcu_barrier();
 	expect("after destroy", "pidx_mem.bytes", atomic_long_read(&pidx_mem.bytes), 0);
-	printk("verify: %d counts off (reserve: 1 hold let go unpublished; publish: 1 hold; idr_onelock's alloc_publish: 1 hold, none let go unpublished, -ENOMEM retried once where it may sleep, never where not; 3 levels: one lock, alloc_publish_levels, publish_levels and remove_levels 1 hold each, a refused publish_levels changing no level)\n",
+	printk("verify: %d counts off (reserve: 1 hold let go unpublished; publish: 1 hold; idr_onelock's alloc_publish: 1 hold, none let go unpublished, -ENOMEM retried once where it may sleep, never where not; 3 levels: one lock, alloc_publish_levels, publish_levels and remove_levels 1 hold each, a refused publish_levels changing no level; publish and remove look nothing up but under the contract checks)\n",
 	       bad);
 	rcu_unregister_thread();
 	return !!bad;

@@ -9,6 +9,7 @@ struct pidx_mem_account pidx_mem;
 bool pidx_fault_remove_alloc(void) { return false; }
 DEFINE_STATIC_KEY_FALSE(pidx_race_delays);
 void __pidx_race_delay(void) { }
+DEFINE_STATIC_KEY_FALSE(pidx_contract_checks);
 void kc_init(void);
 void kc_set_cpu(int cpu);
 void h_init(void);
