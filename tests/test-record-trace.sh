@@ -6,10 +6,16 @@
 # a command's exit status kept and an xz trace, tracefs's settings and mounts
 # as they were before, bad usage refused (exit 2), and scripts/check-trace.py
 # accepting the traces and rejecting a malformed line and a PID out of range
-# by line number.  Needs root and tracefs with the sched_process_* events;
-# without them prints one "SKIP ..." line and exits 0.  Prints "PASS name"
-# or "FAIL name: ..." per case; exits 1 when a case fails.  About 3 s.
+# by line number; a user without root told to use sudo (run as user 65534),
+# also from a copy of the checkout in a directory only root can enter.
+# Needs root and tracefs with the sched_process_* events; without them prints
+# one "SKIP ..." line and exits 0.  Prints "PASS name" or "FAIL name: ..."
+# per case; exits 1 when a case fails.  About 3 s.
+# --other-user-only: only the cases run as another user (that copy's run).
 set -uo pipefail
+
+OTHER_USER_ONLY=no
+[ "${1:-}" != --other-user-only ] || OTHER_USER_ONLY=yes
 
 SELF_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$SELF_DIR/.." && pwd)
@@ -18,9 +24,10 @@ CHECK=$REPO/scripts/check-trace.py
 EVENTS=(fork exit wait free)
 T=$(mktemp -d /tmp/pidx-test-record-trace.XXXXXX)
 PROBE=
+U=
 cleanup() {
 	[ -z "$PROBE" ] || umount "$PROBE" 2>/dev/null
-	rm -rf "$T"
+	rm -rf "$T" ${U:+"$U"}
 }
 trap cleanup EXIT
 
@@ -70,7 +77,41 @@ settings() {
 }
 tracefs_mounts() { awk '$3 == "tracefs" { print $2 }' /proc/mounts; }
 
+# other_user_cases: the cases that run the recorder as user 65534.  The
+# checkout may sit where only root can enter (/root, a 0700 home), so that
+# user runs a copy of the recorder and what it sources, in a directory of
+# their own that anyone can enter; where it cannot run even that copy (a
+# noexec /tmp), one "SKIP" line
+other_user_cases() {
+	command -v setpriv >/dev/null || return 0
+	local u=(setpriv --reuid=65534 --regid=65534 --clear-groups) rec
+	if ! U=$(mktemp -d /tmp/pidx-test-record-trace-user.XXXXXX) ||
+		! mkdir "$U/scripts" || ! cp "$REC" "$REPO/scripts/lib.sh" "$U/scripts/" ||
+		! chmod -R a+rX "$U"; then
+		fail "not root" "a copy of the recorder in $U"
+		return
+	fi
+	rec=$U/scripts/record-trace.sh
+	# shellcheck disable=SC2016 # the inner sh expands them
+	if ! (cd / && "${u[@]}" sh -c '[ -x "$1" ] && [ -r "$1" ] && [ -r "$2" ]' sh "$rec" "$U/scripts/lib.sh"); then
+		echo "SKIP record-trace: not root: user 65534 cannot run a copy of the recorder in $U"
+		return
+	fi
+	(cd "$U" && "${u[@]}" "$rec" -- true) >"$T/user.out" 2>&1
+	rc=$?
+	if [ $rc = 2 ] && grep -q '^  sudo .*record-trace.sh -- true$' "$T/user.out"; then
+		pass "not root: exit 2 and the command to run with sudo"
+	else
+		fail "not root" "exit 2 and a sudo line, saw exit $rc: $(cat "$T/user.out")"
+	fi
+}
+
 [ "$(id -u)" = 0 ] || skip "not root: tracing needs it"
+if [ "$OTHER_USER_ONLY" = yes ]; then
+	other_user_cases
+	[ $failed = 0 ]
+	exit
+fi
 MOUNTS_BEFORE=$(tracefs_mounts)
 open_tracefs || skip "tracefs is not mounted and cannot be mounted here"
 for e in "${EVENTS[@]}"; do
@@ -188,13 +229,26 @@ if [ $rc = 2 ] && grep -q 'unknown option --no-such-option' "$T/usage2.out"; the
 else
 	fail "an unknown option" "exit 2, saw exit $rc: $(cat "$T/usage2.out")"
 fi
+other_user_cases
+
+# --- from a checkout only root can enter ---------------------------------------
+
+# a clone in /root or a 0700 home: the cases run as another user, by a copy
+# of this test beside copies of what they run, in $T (mktemp's, 0700)
 if command -v setpriv >/dev/null; then
-	setpriv --reuid=65534 --regid=65534 --clear-groups "$REC" -- true >"$T/user.out" 2>&1
+	C=$T/checkout
+	mkdir -p "$C/scripts" "$C/tests"
+	chmod 700 "$C"
+	cp "$REC" "$REPO/scripts/lib.sh" "$C/scripts/"
+	cp "$SELF_DIR/test-record-trace.sh" "$C/tests/"
+	bash "$C/tests/test-record-trace.sh" --other-user-only >"$T/checkout.out" 2>&1
 	rc=$?
-	if [ $rc = 2 ] && grep -q '^  sudo .*record-trace.sh -- true$' "$T/user.out"; then
-		pass "not root: exit 2 and the command to run with sudo"
+	if grep '^SKIP' "$T/checkout.out"; then
+		:
+	elif [ $rc = 0 ] && grep -q '^PASS not root' "$T/checkout.out" && ! grep -q '^FAIL' "$T/checkout.out"; then
+		pass "not root, from a checkout in a 0700 directory: user 65534 runs a copy it can reach"
 	else
-		fail "not root" "exit 2 and a sudo line, saw exit $rc: $(cat "$T/user.out")"
+		fail "not root, from a checkout in a 0700 directory" "exit 0 and PASS not root, saw exit $rc: $(tr '\n' ' ' <"$T/checkout.out")"
 	fi
 fi
 
