@@ -199,7 +199,7 @@ host_tests() {
 			fail "shellcheck ${f#"$REPO"/}" "no finding, saw: $(echo "$out" | head -3 | tr '\n' ' ')"
 		fi
 	done
-	for f in "$REPO"/scripts/plot.py "$REPO"/scripts/report.py "$REPO"/scripts/pidxreport/*.py \
+	for f in "$REPO"/scripts/plot.py "$REPO"/scripts/report.py "$REPO"/scripts/pidxreport/*.py "$REPO"/scripts/pidxplot/*.py \
 		"$REPO"/scripts/check-trace.py "$REPO"/tests/test_report.py; do
 		if out=$(pyflakes3 "$f" 2>&1); then
 			pass "pyflakes3 ${f#"$REPO"/}"
