@@ -23,6 +23,8 @@
 # per value of --dependent; the other workloads and sweeps with dependent=0.
 # With --cachegrind (and --user) the plan is instead every workload x every
 # keys size on one CPU, each storm counted by pidx-user --cachegrind.
+# The plan and its time model are scripts/bench-plan.sh's, which goes
+# where this script goes.
 
 set -u
 
@@ -155,39 +157,36 @@ DRY=0
 ONLINE_N=
 
 need_arg() { [ $# -ge 2 ] || die "$1 needs a value (see --help)" 2; }
+# the options that set one variable each: NAME:VARIABLE for --NAME VALUE
+VALUE_OPTS='indexes:INDEXES workloads:WORKLOADS modes:MODES cpus:CPUS keys:KEYS
+	cpu-sweep-keys:CPU_SWEEP_KEYS pid-max:PID_MAX shapes:SHAPES keys-cpus:KEYS_CPUS
+	ops:OPS repeat:REPEAT seed:SEED dependent:DEPENDENT levels:LEVELS dists:DISTS
+	traces:TRACES visits:VISITS numa:NUMA out:OUT ko:PIDX_KO user:PIDX_USER
+	slowdown:SLOWDOWN online:ONLINE_N'
+opt_var() { # OPTION: its variable in VALUE_OPTS; fails for any other word
+	for ov in $VALUE_OPTS; do
+		if [ "--${ov%%:*}" = "$1" ]; then
+			echo "${ov#*:}"
+			return 0
+		fi
+	done
+	return 1
+}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--full) FULL=1 ;;
 	--quick) FULL=0 ;;
-	--indexes) need_arg "$@"; INDEXES=$2; shift ;;
-	--workloads) need_arg "$@"; WORKLOADS=$2; shift ;;
-	--modes) need_arg "$@"; MODES=$2; shift ;;
-	--cpus) need_arg "$@"; CPUS=$2; shift ;;
-	--keys) need_arg "$@"; KEYS=$2; shift ;;
-	--cpu-sweep-keys) need_arg "$@"; CPU_SWEEP_KEYS=$2; shift ;;
-	--pid-max) need_arg "$@"; PID_MAX=$2; shift ;;
-	--shapes) need_arg "$@"; SHAPES=$2; shift ;;
-	--keys-cpus) need_arg "$@"; KEYS_CPUS=$2; shift ;;
 	--cachegrind) CACHEGRIND=1 ;;
-	--ops) need_arg "$@"; OPS=$2; shift ;;
-	--repeat) need_arg "$@"; REPEAT=$2; shift ;;
-	--seed) need_arg "$@"; SEED=$2; shift ;;
-	--dependent) need_arg "$@"; DEPENDENT=$2; shift ;;
-	--levels) need_arg "$@"; LEVELS=$2; shift ;;
-	--dists) need_arg "$@"; DISTS=$2; shift ;;
-	--traces) need_arg "$@"; TRACES=$2; shift ;;
 	--set) need_arg "$@"; PIDX_SET="$PIDX_SET $2"; shift ;;
-	--visits) need_arg "$@"; VISITS=$2; shift ;;
-	--numa) need_arg "$@"; NUMA=$2; shift ;;
-	--out) need_arg "$@"; OUT=$2; shift ;;
-	--ko) need_arg "$@"; PIDX_KO=$2; shift ;;
-	--user) need_arg "$@"; PIDX_USER=$2; shift ;;
-	--slowdown) need_arg "$@"; SLOWDOWN=$2; shift ;;
-	--online) need_arg "$@"; ONLINE_N=$2; shift ;;
 	--dry-run) DRY=1 ;;
 	-h | --help) usage; exit 0 ;;
 	--) ;;
-	*) die "unknown argument '$1' (see --help)" 2 ;;
+	*)
+		ov=$(opt_var "$1") || die "unknown argument '$1' (see --help)" 2
+		need_arg "$@"
+		eval "$ov=\$2"
+		shift
+		;;
 	esac
 	shift
 done
@@ -199,6 +198,13 @@ else
 fi
 
 # ------------------------------------------------------------- helpers
+
+# the plan, its time model and the sweep's record: bench-plan.sh, beside
+# this script (in the guest, /pidx/ holds both)
+BENCH_PLAN=$(dirname "$0")/bench-plan.sh
+[ -r "$BENCH_PLAN" ] || die "no $BENCH_PLAN: it goes where this script goes (vm-run.sh --file)"
+# shellcheck source=bench-plan.sh
+. "$BENCH_PLAN"
 
 commas() { echo "$1" | tr ' ' ','; }
 
@@ -410,211 +416,18 @@ else
 fi
 CPUS_L=${CPUS_L# }
 
-# slowdown for the estimate: QEMU TCG runs kernel code ~10x slower
-# (vm-run.sh tells the guest its accelerator in PIDX_ACCEL)
-if [ -z "$SLOWDOWN" ]; then
-	case ${PIDX_ACCEL:-} in
-	tcg) SLOWDOWN=10 ;;
-	kvm) SLOWDOWN=1 ;;
-	*)
-		SLOWDOWN=1
-		if grep -qw hypervisor /proc/cpuinfo 2>/dev/null &&
-			! dmesg 2>/dev/null | grep -q 'Hypervisor detected: KVM'; then
-			SLOWDOWN=10
-		fi
-		;;
-	esac
-fi
+[ -n "$SLOWDOWN" ] || SLOWDOWN=$(guess_slowdown)
 if ! is_uint "$SLOWDOWN" || [ "$SLOWDOWN" -lt 1 ]; then
 	die "--slowdown '$SLOWDOWN' is not a positive integer" 2
 fi
 
 # ---------------------------------------------------------------- plan
-# one line per configuration:
-#   MODE NCPUS KEYS PID_MAX SHAPE WORKLOAD(:MIX) [visits|node=N|cachegrind|dependent]
-# PID_MAX is a number, or fit (chosen when the configuration runs, from its
-# ops and CPUs).
 
-# the pid_max values of KEYS, one "PID_MAX SHAPE" line per shape that fits
-spaces() { # KEYS
-	for p in $PIDMAX_L; do
-		case $p in
-		auto) if [ "$1" -le 16384 ]; then p=32768; else p=4194304; fi ;;
-		fit) ;;
-		*)
-			if [ "$1" -ge "$p" ]; then
-				say "note: keys $1 do not fit pid_max $p: left out there"
-				continue
-			fi
-			;;
-		esac
-		for sh in $SHAPES_L; do
-			# the module's rules (pidx_shape_check()); fit always has room
-			if [ "$p" != fit ]; then
-				if [ "$sh" = spread ] && [ $((2 * $1)) -gt $((p - 1)) ]; then
-					say "note: spread needs pid_max - 1 >= 2 x keys: keys $1 at pid_max $p left out"
-					continue
-				fi
-				if [ "$sh" = aged ] && [ "$1" -gt $((p - 301)) ]; then
-					say "note: aged needs keys <= pid_max - 301: keys $1 at pid_max $p left out"
-					continue
-				fi
-			fi
-			echo "$p $sh"
-		done
-	done
-}
-
-# the workload tokens of WORKLOAD under --dists: a lookup once per dist
-# (lookup+DIST, plain lookup for uniform), any other workload as it is
-wl_dists() { # WORKLOAD
-	if [ "$1" != lookup ]; then
-		echo "$1"
-		return
-	fi
-	for wd in $DIST_L; do
-		if [ "$wd" = uniform ]; then echo lookup; else echo "lookup+$wd"; fi
-	done
-}
-
-# WORKLOAD once per --levels value where the keys sweep runs it at more
-# than one (lookup, fork): WORKLOAD~N at N levels
-wl_levels() { # WORKLOAD
-	for l in $LEV_L; do
-		if [ "$l" = 1 ]; then
-			echo "$1"
-		else
-			case $1 in lookup | lookup+* | fork) echo "$1~$l" ;; esac
-		fi
-	done
-}
-
-# a keys or CPU sweep configuration, once per --dependent value where the
-# setting changes the storm
-sweep_line() { # MODE NCPUS KEYS PID_MAX SHAPE WORKLOAD
-	case $6 in
-	lookup | lookup+* | lookup~* | mixed | mixed:*)
-		for d in $DEP_L; do
-			if [ "$d" = 1 ]; then echo "$* dependent"; else echo "$*"; fi
-		done
-		;;
-	*) echo "$*" ;;
-	esac
-}
-
-plan() {
-	if [ "$CACHEGRIND" = 1 ]; then
-		for k in $KEYS_L; do
-			spaces "$k" | while read -r p sh; do
-				for w in $WL_ALL; do
-					for d in $(wl_dists "$w"); do
-						for l in $(wl_levels "$d"); do
-							echo "kthread 1 $k $p $sh $l cachegrind"
-						done
-					done
-				done
-				for a in $WL_AT; do
-					[ "$k" -le "${a#*@}" ] || continue
-					for l in $(wl_levels "${a%@*}"); do
-						echo "kthread 1 $k $p $sh $l cachegrind"
-					done
-				done
-			done
-		done
-		return
-	fi
-	for k in $KEYS_L; do
-		spaces "$k" | while read -r p sh; do
-			for w in $WL_L; do
-				# shapes after the first: the storms the targets judge
-				# (lookups, forks), so that a second shape does not
-				# double the sweep; make check runs every workload
-				# under every shape
-				if [ "$sh" != "${SHAPES_L%% *}" ]; then
-					case $w in lookup | fork) ;; *) continue ;; esac
-				fi
-				for d in $(wl_dists "$w"); do
-					for l in $(wl_levels "$d"); do
-						sweep_line "$FIRST_MODE" "$KCPUS" "$k" "$p" "$sh" "$l"
-					done
-				done
-			done
-			i=1
-			while [ "$i" -le "$NTRACE" ]; do
-				echo "$FIRST_MODE $KCPUS $k $p $sh replay=$i"
-				i=$((i + 1))
-			done
-		done
-	done
-	# the CPU sweep: the first shape only, the others are the keys sweep's
-	spaces "$SWEEP_K" | while read -r p sh; do
-		[ "$sh" = "${SHAPES_L%% *}" ] || continue
-		for m in $MODES_L; do
-			for n in $CPUS_L; do
-				for w in $WL_L; do
-					if [ "$m" = "$FIRST_MODE" ] && [ "$n" = "$KCPUS" ]; then
-						case " $KEYS_L " in *" $SWEEP_K "*) continue ;; esac
-					fi
-					sweep_line "$m" "$n" "$SWEEP_K" "$p" "$sh" "$w"
-				done
-				# the traces at every CPU count of the first mode
-				[ "$m" = "$FIRST_MODE" ] || continue
-				if [ "$n" = "$KCPUS" ]; then
-					case " $KEYS_L " in *" $SWEEP_K "*) continue ;; esac
-				fi
-				i=1
-				while [ "$i" -le "$NTRACE" ]; do
-					echo "$m $n $SWEEP_K $p $sh replay=$i"
-					i=$((i + 1))
-				done
-			done
-		done
-	done
-	if [ "$VISITS" = yes ]; then
-		for k in $KEYS_L; do
-			spaces "$k" | while read -r p sh; do
-				echo "kthread 1 $k $p $sh lookup visits"
-				echo "kthread 1 $k $p $sh fork visits"
-			done
-		done
-	fi
-	if [ "$NUMA_RUN" = yes ]; then
-		spaces "$SWEEP_K" | head -n 1 | while read -r p sh; do
-			for n in 0 1 interleave; do
-				echo "ipi 1 $SWEEP_K $p $sh lookup node=$n"
-			done
-		done
-	fi
-}
-
-# estimated milliseconds of one configuration (all indexes, all repeats):
-# natively, per storm, prefill + check + teardown ~0.75 us per key and
-# level (the map: an object per PID made, published, looked up by the
-# oracle and freed), each operation ~0.3 us plus 1 us per 350K keys (a
-# lookup's misses grow with the index: dependent lookups at 1M took about
-# 3 us), each CPU doing OPS in parallel, ~3 ms fixed (measured with 11
-# indexes x 7 repeats: 32K keys 3-4 s a configuration, 1M 60 s for
-# replays to 105 s for aged lookups).  Under emulation (SLOWDOWN > 1) a
-# miss costs what a hit costs: 0.4 us per key and level and 0.3 us per
-# operation, times SLOWDOWN (the reference sweep's kernel part: 431 s
-# measured, 558 estimated).
-# A cachegrind configuration adds two runs under valgrind (ops/2 and ops),
-# each about 50 times the native prefill and 40 times the storm, plus
-# ~1.5 s to start (measured on a loaded 2-core host: lookup at 1M keys
-# 48 s per index, at 32K 5 s; fork at 1M 108 s, at 32K 8 s)
-cost_ms() { # NCPUS KEYS WORKLOAD (WORKLOAD~L: L namespace levels)
-	cm_lv=1
-	case $3 in *~[0-9]*) cm_lv=${3##*~} ;; esac
-	if [ "$CACHEGRIND" = 1 ]; then
-		echo $(((($2 * cm_lv * 400 * 100 + OPS * 300 * 61) / 1000000 + 3003) * NIDX * REPEAT))
-		return
-	fi
-	if [ "$SLOWDOWN" = 1 ]; then
-		cm_key=750 cm_op=$((300 + $2 / 350))
-	else
-		cm_key=400 cm_op=300
-	fi
-	echo $(((($2 * cm_lv * cm_key + OPS * cm_op) / 1000000 + 3) * NIDX * REPEAT * SLOWDOWN))
+# the module's indexes, a comma list, from debugfs `available`
+available_indexes() {
+	awk '/^[ \t]*(#|$)/ { next }
+		{ n = $1; sub(/:$/, "", n); printf "%s%s", sep, n; sep = "," }' \
+		"$D/available" 2>/dev/null
 }
 
 # the index list to write
@@ -623,9 +436,7 @@ if [ "$INDEXES" = auto ] && [ -n "$PIDX_USER" ]; then
 elif [ "$INDEXES" = auto ]; then
 	IDX_W=
 	if [ -r "$D/available" ]; then
-		IDX_W=$(awk '/^[ \t]*(#|$)/ { next }
-			{ n = $1; sub(/:$/, "", n); printf "%s%s", sep, n; sep = "," }' \
-			"$D/available" 2>/dev/null)
+		IDX_W=$(available_indexes)
 	fi
 else
 	IDX_W=$INDEXES
@@ -638,69 +449,11 @@ else
 	NIDX=10
 fi
 
-# the plan's estimated milliseconds: each line's CPUs, keys and workload
-plan_ms() {
-	pm_t=0
-	for pm_k in $(echo "$PLAN" | awk '{ print $2 ":" $3 ":" $6 }'); do
-		pm_w=${pm_k#*:}
-		pm_t=$((pm_t + $(cost_ms "${pm_k%%:*}" "${pm_w%%:*}" "${pm_w#*:}")))
-	done
-	echo "$pm_t"
-}
 
 PLAN=$(plan)
 NCFG=$(echo "$PLAN" | grep -c .)
-TOTAL_MS=$(plan_ms)
-STORMS=$((NCFG * NIDX * REPEAT))
-EST_S=$(((TOTAL_MS + 999) / 1000))
+plan_totals
 
-summary() {
-	say "sweep: $NCFG configurations x $NIDX indexes x $REPEAT repeats = $STORMS storms, estimated ${EST_S}s (slowdown x$SLOWDOWN)"
-	if [ "$CACHEGRIND" = 1 ]; then
-		say "  cachegrind sweep: keys $(commas "$KEYS_L"), 1 CPU, each storm also run twice under valgrind"
-	else
-		say "  keys sweep: keys $(commas "$KEYS_L"), $KCPUS CPUs, mode $FIRST_MODE; CPU sweep: CPUs $(commas "$CPUS_L"), modes $(commas "$MODES_L"), keys $SWEEP_K"
-	fi
-	say "  pid_max $(commas "$PIDMAX_L"); shapes $(commas "$SHAPES_L"); lookup dists $(commas "$DIST_L")${TRACES:+; replays of $NTRACE trace(s)}"
-	say "  workloads $WORKLOADS; ops $OPS per CPU; seed $SEED; dependent $(commas "$DEP_L"); levels $(commas "$LEV_L"); indexes ${IDX_W:-$INDEXES}"
-}
-
-# the resolved sweep, key=value (bench.sh copies it into meta)
-sweep_conf() {
-	echo "full=$FULL"
-	echo "indexes=${IDX_W:-$INDEXES}"
-	echo "workloads=$WORKLOADS"
-	echo "modes=$(commas "$MODES_L")"
-	echo "cpus=$(commas "$CPUS_L")"
-	echo "keys=$(commas "$KEYS_L")"
-	echo "cpu_sweep_keys=$SWEEP_K"
-	echo "pid_max=$(commas "$PIDMAX_L")"
-	echo "shapes=$(commas "$SHAPES_L")"
-	echo "keys_sweep_cpus=$KCPUS"
-	echo "online_cpus=$NONLINE"
-	echo "cachegrind=$CACHEGRIND"
-	echo "ops=$OPS"
-	echo "repeat=$REPEAT"
-	echo "seed=$SEED"
-	echo "dependent=$(commas "$DEP_L")"
-	echo "levels=$(commas "$LEV_L")"
-	echo "dists=$(commas "$DIST_L")"
-	i=1 names=
-	while [ "$i" -le "$NTRACE" ]; do
-		names="${names:+$names,}$(trace_name "$i")"
-		i=$((i + 1))
-	done
-	echo "traces=$names"
-	echo "set=${PIDX_SET# }"
-	echo "visits=$VISITS"
-	echo "numa=$NUMA_RUN"
-	echo "numa_nodes=$NNODES"
-	echo "configs=$NCFG"
-	echo "nindexes=$NIDX"
-	echo "storms=$STORMS"
-	echo "estimate_s=$EST_S"
-	echo "slowdown=$SLOWDOWN"
-}
 
 if [ "$DRY" = 1 ]; then
 	summary
@@ -749,9 +502,7 @@ fi
 
 # the index list again now that `available` is readable
 if [ "$INDEXES" = auto ] && [ -z "$IDX_W" ]; then
-	IDX_W=$(awk '/^[ \t]*(#|$)/ { next }
-		{ n = $1; sub(/:$/, "", n); printf "%s%s", sep, n; sep = "," }' \
-		"$D/available" 2>/dev/null)
+	IDX_W=$(available_indexes)
 	if [ -z "$IDX_W" ]; then
 		say "warning: cannot read $D/available; using indexes=all (no null baseline)"
 		IDX_W=all
@@ -761,9 +512,7 @@ fi
 # the plan's index count now that the list is known (the estimate assumed 8)
 if [ "$IDX_W" != all ]; then
 	NIDX=$(echo "$IDX_W" | tr ',' '\n' | grep -c .)
-	STORMS=$((NCFG * NIDX * REPEAT))
-	TOTAL_MS=$(plan_ms)
-	EST_S=$(((TOTAL_MS + 999) / 1000))
+	plan_totals
 fi
 summary
 sweep_conf >"$OUT/sweep.conf" 2>/dev/null || err "cannot write $OUT/sweep.conf"
@@ -829,33 +578,11 @@ $PLAN
 EOF
 while read -r mode n keys pm shape w extra <&3; do
 	[ -n "$mode" ] || continue
-	lv=1
-	case $w in *~*) lv=${w##*~} w=${w%~*} ;; esac
-	dist=uniform
-	case $w in *+*) dist=${w#*+} w=${w%%+*} ;; esac
-	trace=
-	case $w in
-	replay=*)
-		trace=$(trace_path "${w#replay=}")
-		w=replay:$(trace_name "${w#replay=}")
-		workload=replay; mix=
-		;;
-	mixed:*) workload=mixed; mix=${w#mixed:} ;;
-	*) workload=$w; mix= ;;
-	esac
-	[ "$workload" = mixed ] && [ -z "$mix" ] && mix=90/5/5
+	plan_workload "$w"
 	cpus=$(cpulist_of "$n")
 	case $extra in node=*) cpus=$NODE0_CPU ;; esac
 
-	# fit: the space of the sweeps before pid_max became a setting of its own
-	if [ "$pm" = fit ]; then
-		pm=32768
-		need=$((2 * keys + OPS * n))
-		while [ "$pm" -lt "$need" ] && [ "$pm" -lt 4194304 ]; do
-			pm=$((pm * 2))
-		done
-		[ "$pm" -gt 4194304 ] && pm=4194304
-	fi
+	[ "$pm" != fit ] || pm=$(fit_pid_max "$keys" "$n")
 
 	# the module refuses a delete storm with fewer keys than cpus x ops
 	# and an insert storm whose PIDs cannot fit: fewer ops for those
@@ -960,14 +687,8 @@ while read -r mode n keys pm shape w extra <&3; do
 
 	done_n=$((done_n + 1))
 	done_ms=$((done_ms + $(cost_ms "$n" "$keys" "$w~$lv")))
-	now=$(date +%s)
-	el=$((now - T0))
-	left_ms=$((TOTAL_MS - done_ms))
-	if [ "$done_ms" -gt 0 ]; then
-		eta=$((el * left_ms / done_ms))
-	else
-		eta=$(((left_ms + 999) / 1000))
-	fi
+	el=$(($(date +%s) - T0))
+	eta=$(eta_s "$el" "$done_ms")
 	line="[$done_n/$NCFG] elapsed ${el}s, ETA ${eta}s: index=$IDX_W workload=$w cpus=$n keys=$keys pid_max=$pm shape=$shape dist=$dist mode=$mode${extra:+ $extra}"
 	echo "$line" >>"$OUT/progress.log"
 	# In the VM the progress lines stay off the serial console: three
@@ -1008,22 +729,22 @@ name_traces() {
 	fi
 }
 
-if [ -n "$PIDX_USER" ] && [ -s "$OUT/results.csv" ]; then
+# the rows written, and a warning for any verified=FAILED
+rows_written() { # NOTE (after the count)
 	name_traces "$OUT/results.csv"
 	rows=$(($(grep -c . "$OUT/results.csv") - 1))
-	say "wrote $OUT/results.csv ($rows rows, substrate=user)"
+	say "wrote $OUT/results.csv ($rows rows$1)"
 	bad=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "verified") c = i; next }
 		c && $c == "FAILED" { n++ } END { print n + 0 }' "$OUT/results.csv")
-	[ "$bad" -gt 0 ] && say "warning: $bad row(s) have verified=FAILED"
+	if [ "$bad" -gt 0 ]; then say "warning: $bad row(s) have verified=FAILED"; fi
+}
+
+if [ -n "$PIDX_USER" ] && [ -s "$OUT/results.csv" ]; then
+	rows_written ", substrate=user"
 elif [ -n "$PIDX_USER" ]; then
 	err "pidx-user wrote no $OUT/results.csv"
 elif cat "$D/results.csv" >"$OUT/results.csv"; then
-	name_traces "$OUT/results.csv"
-	rows=$(($(grep -c . "$OUT/results.csv") - 1))
-	say "wrote $OUT/results.csv ($rows rows)"
-	bad=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "verified") c = i; next }
-		c && $c == "FAILED" { n++ } END { print n + 0 }' "$OUT/results.csv")
-	[ "$bad" -gt 0 ] && say "warning: $bad row(s) have verified=FAILED"
+	rows_written ""
 else
 	err "cannot copy $D/results.csv to $OUT/results.csv"
 fi
