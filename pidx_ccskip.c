@@ -96,8 +96,9 @@
  * tombstones.
  *
  * This file holds what a storm runs: lookups, writers, create and destroy.
- * The node layout is in pidx_ccskip.h; verify(), describe() and nodes(),
- * which walk the whole tree, are in pidx_ccskip_verify.c.
+ * The node layout is in pidx_ccskip.h, the search inside a node in
+ * pidx_ccskip_rank.h; verify(), describe() and nodes(), which walk the
+ * whole tree, and mem_bytes() are in pidx_ccskip_verify.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -119,6 +120,7 @@
 #include "pidx.h"
 #include "pidx_compat.h"
 #include "pidx_ccskip.h"
+#include "pidx_ccskip_rank.h"
 
 #define CCS_B_DEFAULT		16
 
@@ -128,109 +130,6 @@ struct ccs_path {
 	u32 pos[CCS_LEVELS_MAX];
 	u32 top;		/* levels in the tree */
 };
-
-/* __ccs_rank_full()'s fixed steps, 32 down to 1, cover 2^6 keys */
-#define CCS_RANK_STEPS		6
-/* __ccs_rank()'s window around the interpolated probe: steps 4, 2, 1 */
-#define CCS_WINDOW		8
-#define CCS_WINDOW_BACK		(CCS_WINDOW / 2)
-
-static __always_inline u32 ccs_rank_step(const u32 *k, u32 base, u32 last,
-					 u32 key, u32 half, bool traced)
-{
-	u32 i = min(base + half, last);
-
-	if (traced)
-		pidx_visit_more(&k[i], sizeof(u32));
-	/* arithmetic, not ?: which the compiler may turn back into a branch */
-	return base + ((i - base) & -(u32)(k[i] <= key));
-}
-
-/*
- * The last slot whose key is <= @key; keys[0] <= @key by the descent.
- *
- * Every step is a compare and a select, with a fixed count: a binary search
- * whose loop followed nr ended at a different trip in each node, and that
- * exit, with the select the compiler had made a branch, cost 3.9
- * mispredicts per lookup at 1M keys.  A probe past the last key is
- * clamped to it: reading keys[nr - 1] where a longer array would have more
- * keys gives the answer that padding with keys above @key would (base moves
- * to nr - 1 only when every key is <= @key).  A node larger than
- * 2^CCS_RANK_STEPS (1.6% at B = 16) first narrows to that size in a loop.
- */
-static __always_inline u32 __ccs_rank_full(const struct ccs_node *n, u32 nr,
-					   u32 key, bool traced)
-{
-	const u32 *k = n->keys;
-	u32 last = nr - 1, base = 0, half;
-
-	if (unlikely(nr > 1U << CCS_RANK_STEPS)) {
-		for (half = 1U << CCS_RANK_STEPS; half < nr; half <<= 1)
-			;
-		while (half > 1U << CCS_RANK_STEPS) {
-			half >>= 1;
-			base = ccs_rank_step(k, base, last, key, half, traced);
-		}
-	}
-	/* unrolled: a loop's exit is one more branch to predict */
-	base = ccs_rank_step(k, base, last, key, 32, traced);
-	base = ccs_rank_step(k, base, last, key, 16, traced);
-	base = ccs_rank_step(k, base, last, key, 8, traced);
-	base = ccs_rank_step(k, base, last, key, 4, traced);
-	base = ccs_rank_step(k, base, last, key, 2, traced);
-	return ccs_rank_step(k, base, last, key, 1, traced);
-}
-
-/* The slot of @key if @n's keys were evenly spread; see struct ccs_node. */
-static __always_inline u32 ccs_guess(const struct ccs_node *n, u32 nr, u32 key)
-{
-	return min_t(u64, ((u64)(key - n->keys[0]) * n->scale) >> 31, nr - 1);
-}
-
-/*
- * __ccs_rank_full()'s answer, looked for first where it should be: PIDs
- * are dense, so a node's keys lie close to the line from its first key to
- * its last.  The probe is interpolated on it (ccs_guess()), and three
- * steps search the CCS_WINDOW slots from CCS_WINDOW_BACK before it.  Two
- * loads beside those steps, not after them, check that the answer lies in
- * the window (the key at its start is <= @key, the one past its end is
- * not).  In a leaf of consecutive PIDs the probe is exact; inner nodes hold
- * the keys of a random height, unevenly spaced, and left the window in
- * about one search in ten at 32K keys: only those search the node whole.
- * Against the whole search alone this is four dependent probes instead of
- * six, and natively 15-20% faster lookups at 1M keys.
- */
-static __always_inline u32 __ccs_rank(const struct ccs_node *n, u32 nr,
-				      u32 key, bool traced)
-{
-	const u32 *k = n->keys;
-	u32 last = nr - 1, base, hi;
-	bool in;
-
-	base = ccs_guess(n, nr, key);
-	base = base > CCS_WINDOW_BACK ? base - CCS_WINDOW_BACK : 0;
-	hi = base + CCS_WINDOW;
-	if (traced) {
-		pidx_visit_more(&k[base], sizeof(u32));
-		pidx_visit_more(&k[min(hi, last)], sizeof(u32));
-	}
-	/*
-	 * One branch, on the answer only: "hi > last ||" as a branch of its
-	 * own would follow the node's size, which varies from node to node.
-	 */
-	in = (k[base] <= key) & ((hi > last) | (k[min(hi, last)] > key));
-	if (likely(in)) {
-		base = ccs_rank_step(k, base, last, key, 4, traced);
-		base = ccs_rank_step(k, base, last, key, 2, traced);
-		return ccs_rank_step(k, base, last, key, 1, traced);
-	}
-	return __ccs_rank_full(n, nr, key, traced);
-}
-
-static __always_inline u32 ccs_rank(const struct ccs_node *n, u32 nr, u32 key)
-{
-	return __ccs_rank(n, nr, key, false);
-}
 
 /* ccs_rank() reporting each key it reads to trace_visits */
 static noinline u32 ccs_rank_traced_keys(const struct ccs_node *n, u32 nr,
@@ -1050,13 +949,6 @@ static void ccs_set_cursor(struct pidx_index *idx, u32 next)
 	to_ccs(idx)->cursor = next;
 }
 
-static size_t ccs_mem_bytes(struct pidx_index *idx)
-{
-	struct ccs *c = to_ccs(idx);
-
-	return sizeof(*c) + ccs_dir_bytes(c) + READ_ONCE(c->bytes);
-}
-
 const struct pidx_ops pidx_ccskip_ops = {
 	.name		= "ccskip",
 	.desc		= "cache-conscious skip list (skip tree), RCU copy-on-write nodes",
@@ -1071,7 +963,7 @@ const struct pidx_ops pidx_ccskip_ops = {
 	.find_ge	= ccs_find_ge,
 	.set_cursor	= ccs_set_cursor,
 	.verify		= pidx_ccs_verify,
-	.mem_bytes	= ccs_mem_bytes,
+	.mem_bytes	= pidx_ccs_mem_bytes,
 	.describe	= pidx_ccs_describe,
 	.nodes		= pidx_ccs_nodes,
 };

@@ -4,8 +4,8 @@
  * and the accessors both halves of ccskip use.  pidx_ccskip.c holds the
  * design and everything a storm runs (lookups, writers, create, destroy);
  * pidx_ccskip_verify.c holds the walks of the whole tree that only checks
- * and reports make (verify(), describe(), nodes()), apart so that neither
- * file grows past what one can read through.
+ * and reports make (verify(), describe(), nodes()) and mem_bytes(), apart
+ * so that neither file grows past what one can read through.
  */
 #ifndef _PIDX_CCSKIP_H
 #define _PIDX_CCSKIP_H
@@ -175,6 +175,7 @@ static inline u32 ccs_scale(const struct ccs_node *n)
 
 /* pidx_ccskip_verify.c */
 unsigned int pidx_ccs_verify(struct pidx_index *idx);
+size_t pidx_ccs_mem_bytes(struct pidx_index *idx);
 void pidx_ccs_describe(struct pidx_index *idx, char *buf, size_t len);
 void pidx_ccs_nodes(struct pidx_index *idx, u64 count[PIDX_NODES_MAX]);
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ccskip's walks of the whole tree: verify(), describe() and nodes().  No
- * storm runs them, so they live apart from the lookups and writers of
- * pidx_ccskip.c, which keeps those in one file where the compiler sees
- * them together.  verify() holds the tree to every invariant the writers
+ * ccskip's walks of the whole tree: verify(), describe() and nodes(), and
+ * mem_bytes() beside them.  No storm runs them, so they live apart from
+ * the lookups and writers of pidx_ccskip.c, which keeps those in one file
+ * where the compiler sees them together.  verify() holds the tree to every invariant the writers
  * keep: node layout and ranges, sorted keys, the interpolation scales, the
  * subtree counts the cyclic search trusts, the directory, the leaves'
  * value words, and the per-level and byte totals that describe() and
@@ -181,6 +181,13 @@ unsigned int pidx_ccs_verify(struct pidx_index *idx)
 		ccs_bad(&chk, "cursor %u past pid_max %u", c->cursor,
 			c->pid_max);
 	return chk.bad;
+}
+
+size_t pidx_ccs_mem_bytes(struct pidx_index *idx)
+{
+	struct ccs *c = to_ccs(idx);
+
+	return sizeof(*c) + ccs_dir_bytes(c) + READ_ONCE(c->bytes);
 }
 
 /*

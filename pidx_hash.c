@@ -125,6 +125,11 @@
  * counted, as no index counts its root pointer.  Objects a writer only
  * writes (the new one it links) are not reads.  The resize worker is not
  * traced: it is no operation.
+ *
+ * This file holds what a storm runs: lookups, writers, the resize worker,
+ * create and destroy.  The object, the table and the index are in
+ * pidx_hash.h; verify(), mem_bytes(), describe() and nodes(), which walk
+ * the table or the bitmap, are in pidx_hash_verify.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": hash: " fmt
 
@@ -148,54 +153,10 @@
 
 #include "pidx.h"
 #include "pidx_compat.h"
+#include "pidx_hash.h"
 
-/* 64 buckets, 512 bytes: the size of an empty index, and the smallest. */
-#define PIDX_HASH_MIN_SHIFT	6
 /* Buckets plus objects copied per locked section of a resize. */
 #define PIDX_HASH_COPY_CHUNK	512
-/* Buckets walked by describe() per RCU read-side section. */
-#define PIDX_HASH_WALK_CHUNK	4096
-
-struct pidx_hash_obj {
-	u32 key;
-	/*
-	 * NULL while reserved; set once by publish() with cmpxchg_release()
-	 * and read with READ_ONCE(), whose address dependency orders the
-	 * caller's reads through it.  Next to the key: a hit reads both on
-	 * one line.
-	 */
-	void *value;
-	/* next[g]: the chain of the table of generation g */
-	struct pidx_hash_obj __rcu *next[2];
-	struct rcu_head rcu;
-};
-
-struct pidx_hash_tbl {
-	u32 shift;		/* 1 << shift buckets */
-	u32 gen;		/* which next[] link its chains use */
-	struct pidx_hash_obj __rcu *buckets[];
-};
-
-struct pidx_hash {
-	/* Read by every lookup and find_ge: kept off the writers' line. */
-	struct pidx_hash_tbl __rcu *tbl;
-	unsigned long *map;	/* bit n: PID n is reserved or present */
-	u32 pid_max;
-	u32 max_shift;
-	int node;		/* pidx_params.node */
-
-	spinlock_t lock ____cacheline_aligned_in_smp;
-	unsigned long *full;	/* bit w: map word w is all ones; writers only */
-	u32 cursor;
-	u32 nr;
-	/* The table a resize is filling, and its old buckets done so far. */
-	struct pidx_hash_tbl *new_tbl;
-	u32 copied;
-	bool resize_queued;
-	u32 resizes;
-	u32 load_peak;		/* highest nr >> shift seen by a writer */
-	struct work_struct resize_work;
-};
 
 /*
  * One slab cache for every instance, created with the first: RCU callbacks
@@ -232,11 +193,6 @@ static void pidx_hash_cache_put(void)
 	mutex_unlock(&pidx_hash_cache_mutex);
 }
 
-static struct pidx_hash *to_hash(struct pidx_index *idx)
-{
-	return (struct pidx_hash *)idx;
-}
-
 /* Under trace_visits: which nodes one operation has counted already. */
 struct pidx_hash_seen {
 	bool map;	/* the bitmap */
@@ -258,17 +214,6 @@ static __always_inline void pidx_hash_visit(const void *p, size_t len,
 	}
 }
 
-/* A bucket array: its header (shift, gen), then the slot of @b. */
-static __always_inline void pidx_hash_visit_slot(struct pidx_hash_tbl *t, u32 b,
-						 bool *seen)
-{
-	if (static_branch_unlikely(&pidx_visits_on)) {
-		__pidx_visit(t, offsetof(struct pidx_hash_tbl, buckets), !*seen);
-		__pidx_visit(&t->buckets[b], sizeof(t->buckets[b]), false);
-		*seen = true;
-	}
-}
-
 /* Words [@from, @to] of a bitmap of @words words, @to clamped to the last. */
 static __always_inline void pidx_hash_visit_words(const unsigned long *map,
 						  unsigned long from,
@@ -281,25 +226,6 @@ static __always_inline void pidx_hash_visit_words(const unsigned long *map,
 		__pidx_visit(&map[from], (to - from + 1) * sizeof(*map), !*seen);
 		*seen = true;
 	}
-}
-
-static u32 pidx_hash_map_words(const struct pidx_hash *h)
-{
-	return BITS_TO_LONGS(h->pid_max);
-}
-
-/* The bitmap and its summary. */
-static size_t pidx_hash_map_bytes(const struct pidx_hash *h)
-{
-	return (pidx_hash_map_words(h) +
-		BITS_TO_LONGS(pidx_hash_map_words(h))) * sizeof(unsigned long);
-}
-
-static size_t pidx_hash_tbl_bytes(u32 shift)
-{
-	struct pidx_hash_tbl *t;
-
-	return struct_size(t, buckets, 1UL << shift);
 }
 
 /*
@@ -354,16 +280,6 @@ static void pidx_hash_obj_free(struct pidx_hash_obj *o)
 static void pidx_hash_obj_free_rcu(struct rcu_head *rcu)
 {
 	pidx_hash_obj_free(container_of(rcu, struct pidx_hash_obj, rcu));
-}
-
-static u32 pidx_hash_bucket(const struct pidx_hash_tbl *t, u32 key)
-{
-	return hash_32(key, t->shift);
-}
-
-static struct pidx_hash_tbl *pidx_hash_wtbl(struct pidx_hash *h)
-{
-	return rcu_dereference_protected(h->tbl, lockdep_is_held(&h->lock));
 }
 
 static struct pidx_hash_obj *pidx_hash_wderef(struct pidx_hash *h,
@@ -752,23 +668,11 @@ static int pidx_hash_insert(struct pidx_index *idx, u32 pid, gfp_t gfp)
 	return ret;
 }
 
-/* Under rcu_read_lock(): @key's object, reserved or published, or NULL. */
+/* Under rcu_read_lock(): see __pidx_hash_find() in pidx_hash.h. */
 static struct pidx_hash_obj *pidx_hash_find(struct pidx_hash *h, u32 key,
 					    bool *tbl_seen)
 {
-	struct pidx_hash_tbl *t = rcu_dereference(h->tbl);
-	struct pidx_hash_obj *o;
-	u32 gen = t->gen, b = pidx_hash_bucket(t, key);
-
-	pidx_hash_visit_slot(t, b, tbl_seen);
-	for (o = rcu_dereference(t->buckets[b]); o;
-	     o = rcu_dereference(o->next[gen])) {
-		pidx_visit_node(o, sizeof(o->key));
-		if (o->key == key)
-			return o;
-		pidx_visit_more(&o->next[gen], sizeof(o->next[gen]));
-	}
-	return NULL;
+	return __pidx_hash_find(h, key, tbl_seen);
 }
 
 /* The value of an object whose key the caller has read: NULL if reserved. */
@@ -887,200 +791,9 @@ static int pidx_hash_find_ge(struct pidx_index *idx, u32 pid)
 	return -ENOENT;
 }
 
-#define pidx_hash_bad(bad, ...)	pidx_verify_bad(bad, "hash", __VA_ARGS__)
-
-/*
- * Every object is in the bucket its key hashes to, with its bit set; the
- * objects are as many as the set bits and as the count, and every set bit's
- * PID is found by a lookup: together, bits and objects match one to one.
- * Writers are quiesced by contract and the resize worker is waited for, so
- * the table is walked without the lock.
- */
 static void pidx_hash_set_cursor(struct pidx_index *idx, u32 next)
 {
 	WRITE_ONCE(to_hash(idx)->cursor, next);
-}
-
-static unsigned int pidx_hash_verify(struct pidx_index *idx)
-{
-	struct pidx_hash *h = to_hash(idx);
-	unsigned long weight, walked = 0, n;
-	struct pidx_hash_obj *o;
-	struct pidx_hash_tbl *t;
-	unsigned int bad = 0;
-	bool seen = false;
-	u32 b;
-
-	flush_work(&h->resize_work);
-	t = rcu_dereference_protected(h->tbl, true);
-	if (t->shift < PIDX_HASH_MIN_SHIFT || t->shift > h->max_shift || t->gen > 1) {
-		pidx_hash_bad(&bad, "table shift %u (range %u..%u), generation %u",
-			      t->shift, PIDX_HASH_MIN_SHIFT, h->max_shift, t->gen);
-		return bad;
-	}
-	if (h->new_tbl)
-		pidx_hash_bad(&bad, "a resize left unfinished at bucket %u",
-			      h->copied);
-	for (b = 0; b < 1U << t->shift; b++) {
-		for (o = rcu_dereference_protected(t->buckets[b], true); o;
-		     o = rcu_dereference_protected(o->next[t->gen], true)) {
-			/* a cycle would never end: stop once past the count */
-			if (++walked > h->nr) {
-				pidx_hash_bad(&bad, "more than %u objects in the table",
-					      h->nr);
-				goto walked;
-			}
-			if (o->key < 1 || o->key >= h->pid_max)
-				pidx_hash_bad(&bad, "key %u outside [1, %u)",
-					      o->key, h->pid_max);
-			else if (!test_bit(o->key, h->map))
-				pidx_hash_bad(&bad, "key %u in the table, bit clear",
-					      o->key);
-			if (pidx_hash_bucket(t, o->key) != b)
-				pidx_hash_bad(&bad, "key %u in bucket %u, hashes to %u",
-					      o->key, b, pidx_hash_bucket(t, o->key));
-			/* NULL is a reservation, which a caller may verify between */
-			if ((unsigned long)o->value & 3)
-				pidx_hash_bad(&bad, "key %u: value's low bits %lu, not 4-aligned",
-					      o->key, (unsigned long)o->value & 3);
-		}
-		if (!(b % PIDX_HASH_WALK_CHUNK))
-			cond_resched();
-	}
-	if (walked != h->nr)
-		pidx_hash_bad(&bad, "%lu objects in the table, count %u",
-			      walked, h->nr);
-walked:
-	weight = bitmap_weight(h->map, h->pid_max);
-	if (weight != h->nr)
-		pidx_hash_bad(&bad, "%lu bits set, count %u", weight, h->nr);
-	if (test_bit(0, h->map))
-		pidx_hash_bad(&bad, "bit 0 set");
-	for (n = 0; n < pidx_hash_map_words(h); n++)
-		if (test_bit(n, h->full) != (h->map[n] == ~0UL))
-			pidx_hash_bad(&bad, "summary bit %lu is %d, map word %#lx",
-				      n, test_bit(n, h->full), h->map[n]);
-	walked = 0;
-	for_each_set_bit(n, h->map, h->pid_max) {
-		rcu_read_lock();
-		o = pidx_hash_find(h, n, &seen);
-		rcu_read_unlock();
-		/* compared, not read: no dereference after the unlock */
-		if (!o)
-			pidx_hash_bad(&bad, "bit %lu set, no object found", n);
-		if (!(++walked % PIDX_HASH_WALK_CHUNK))
-			cond_resched();
-	}
-	if (h->cursor > h->pid_max)
-		pidx_hash_bad(&bad, "cursor %u past pid_max %u", h->cursor,
-			      h->pid_max);
-	return bad;
-}
-
-/*
- * Counted: the index itself, the whole bitmap and summary, the objects in the table and
- * the bucket arrays (with their headers) of the table and of one being
- * filled.  Not counted: objects removed and waiting out a grace period
- * (pidx_mem still holds them until their callback runs) and slab overhead.
- * A resize the worker has queued is let finish first (process context), so
- * that the figure is what the index settles at for what it holds, not how
- * far the worker happened to get.
- */
-static size_t pidx_hash_mem_bytes(struct pidx_index *idx)
-{
-	struct pidx_hash *h = to_hash(idx);
-	unsigned long flags;
-	size_t bytes;
-
-	might_sleep();
-	flush_work(&h->resize_work);
-	spin_lock_irqsave(&h->lock, flags);
-	bytes = sizeof(*h) + pidx_hash_map_bytes(h) +
-		(size_t)h->nr * sizeof(struct pidx_hash_obj) +
-		pidx_hash_tbl_bytes(pidx_hash_wtbl(h)->shift);
-	if (h->new_tbl)
-		bytes += pidx_hash_tbl_bytes(h->new_tbl->shift);
-	spin_unlock_irqrestore(&h->lock, flags);
-	return bytes;
-}
-
-/*
- * Chain statistics from one walk of the buckets, a chunk per RCU read-side
- * section; a table switched meanwhile (a writer ran) ends the walk early and
- * the figures cover the buckets walked.
- */
-static void pidx_hash_describe(struct pidx_index *idx, char *buf, size_t len)
-{
-	struct pidx_hash *h = to_hash(idx);
-	u32 b, size, chain, chain_max = 0, nr, resizes, load_peak;
-	u64 elems = 0, probes = 0, load, mean;
-	struct pidx_hash_tbl *t, *first;
-	struct pidx_hash_obj *o;
-	unsigned long flags;
-
-	might_sleep();
-	flush_work(&h->resize_work);
-	spin_lock_irqsave(&h->lock, flags);
-	nr = h->nr;
-	resizes = h->resizes;
-	load_peak = h->load_peak;
-	spin_unlock_irqrestore(&h->lock, flags);
-
-	rcu_read_lock();
-	first = rcu_dereference(h->tbl);
-	size = 1U << first->shift;
-	for (b = 0; b < size; b++) {
-		if (b && !(b % PIDX_HASH_WALK_CHUNK)) {
-			rcu_read_unlock();
-			cond_resched();
-			rcu_read_lock();
-		}
-		t = rcu_dereference(h->tbl);
-		if (t != first)
-			break;
-		chain = 0;
-		for (o = rcu_dereference(t->buckets[b]); o;
-		     o = rcu_dereference(o->next[t->gen]))
-			probes += ++chain;
-		elems += chain;
-		chain_max = max(chain_max, chain);
-	}
-	rcu_read_unlock();
-
-	load = div_u64((u64)nr * 1000, size);
-	mean = elems ? div64_u64(probes * 1000, elems) : 0;
-	scnprintf(buf, len,
-		  "buckets=%u;elems=%u;load=%llu.%03llu;probes=%llu.%03llu;chain_max=%u;resizes=%u;load_peak=%u;bitmap_bytes=%zu;obj_bytes=%zu",
-		  size, nr, load / 1000, load % 1000, mean / 1000, mean % 1000,
-		  chain_max, resizes, load_peak, pidx_hash_map_bytes(h),
-		  sizeof(struct pidx_hash_obj));
-}
-
-/*
- * The objects in the table, the bucket array (by its first page) and the
- * two bitmaps.  No writer runs and the resize worker is waited for, so the
- * table is walked without the lock, as verify() does.
- */
-static void pidx_hash_nodes(struct pidx_index *idx, u64 count[PIDX_NODES_MAX])
-{
-	struct pidx_hash *h = to_hash(idx);
-	struct pidx_hash_obj *o;
-	struct pidx_hash_tbl *t;
-	u32 b;
-
-	might_sleep();
-	flush_work(&h->resize_work);
-	t = rcu_dereference_protected(h->tbl, true);
-	pidx_count_node(t, count);
-	pidx_count_node(h->map, count);
-	pidx_count_node(h->full, count);
-	for (b = 0; b < 1U << t->shift; b++) {
-		for (o = rcu_dereference_protected(t->buckets[b], true); o;
-		     o = rcu_dereference_protected(o->next[t->gen], true))
-			pidx_count_node(o, count);
-		if (!(b % PIDX_HASH_WALK_CHUNK))
-			cond_resched();
-	}
 }
 
 const struct pidx_ops pidx_hash_ops = {

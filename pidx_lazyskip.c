@@ -85,6 +85,11 @@
  * neighbour changed meanwhile.  Allocations all happen at the cursor, so
  * concurrent ones contend for the lock of the node before it; removals
  * elsewhere in the list proceed in parallel.
+ *
+ * This file holds what a storm runs: lookups, writers, create and destroy.
+ * The node and the index are in pidx_lazyskip.h; verify(), mem_bytes(),
+ * describe() and nodes(), which walk the list or sum the per-CPU counters,
+ * are in pidx_lazyskip_verify.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -105,67 +110,7 @@
 
 #include "pidx.h"
 #include "pidx_pidmap.h"
-
-#define lz_bad(bad, ...)	pidx_verify_bad(bad, "lazyskip", __VA_ARGS__)
-
-#define LZ_MAX_LEVEL		PIDX_SL_LEVELS_MAX
-#define LZ_NR_CLASSES		4
-#define LZ_CLASS_SIZE(cls)	(32U << (cls))
-
-/*
- * Bits of a node's word.  Once the node is published, the lock bit is taken
- * with an atomic bitop; its holder alone changes bits 0-1, with atomic
- * bitops too (lz_unlock()); the rest never changes after that.  On 64-bit
- * the key is in the high half, so one line read gives a reader key and flags.
- */
-#define LZ_LOCK			0
-#define LZ_MARKED		1
-#define LZ_HEIGHT_SHIFT		8
-#define LZ_CLS_SHIFT		16
-
-struct lz_node {
-	unsigned long word;
-#if BITS_PER_LONG == 32
-	u32 key;
-#endif
-	/*
-	 * NULL while reserved, then the published value, set once with
-	 * cmpxchg_release() and read with READ_ONCE(): the caller reads the
-	 * object through it, so the address dependency orders that read.
-	 */
-	void *value;
-	struct lz_node __rcu *next[];
-};
-
-/* What a reader reads to learn the key and flags: the word (and key). */
-#define LZ_WORD_BYTES		offsetof(struct lz_node, value)
-
-/* Per-CPU: the level generator and counters, so writers share no line. */
-struct lz_pcpu {
-	u64 rand;
-	long nr;
-	long bytes;
-	unsigned long retries;	/* validations that failed */
-	long hist[LZ_MAX_LEVEL + 1];
-};
-
-struct lz {
-	/* read by everyone, written only by create */
-	struct lz_node *head;
-	struct lz_pcpu __percpu *pcpu;
-	u32 pid_max;
-	u32 max_level;
-	u32 p;
-	u32 p_shift;
-	int node;
-	size_t fixed_bytes;	/* head, bitmaps, per-CPU data, this struct */
-	u8 cls[LZ_MAX_LEVEL + 1];	/* per height: slab size class */
-
-	/* written by writers, each on its own line */
-	u32 top ____cacheline_aligned_in_smp;	/* tallest tower linked, a hint */
-	/* claimed numbers and the cursor, on lines of their own */
-	struct pidx_pidmap pm;
-};
+#include "pidx_lazyskip.h"
 
 /*
  * Shared by every lazyskip instance and created with the first one, so
@@ -220,48 +165,10 @@ static void lz_caches_put(void)
 	mutex_unlock(&lz_cache_mutex);
 }
 
-static inline struct lz *to_lz(struct pidx_index *idx)
-{
-	return (struct lz *)idx;
-}
-
-#if BITS_PER_LONG == 64
-static __always_inline u32 lz_key(const struct lz_node *n)
-{
-	return READ_ONCE(n->word) >> 32;
-}
-
-static inline void lz_set_word(struct lz_node *n, u32 key, unsigned long low)
-{
-	n->word = (unsigned long)key << 32 | low;
-}
-#else
-static __always_inline u32 lz_key(const struct lz_node *n)
-{
-	return n->key;
-}
-
-static inline void lz_set_word(struct lz_node *n, u32 key, unsigned long low)
-{
-	n->key = key;
-	n->word = low;
-}
-#endif
-
 /* The node was allocated before its number was known. */
 static inline void lz_rekey(struct lz_node *n, u32 key)
 {
 	lz_set_word(n, key, n->word & U32_MAX);
-}
-
-static inline unsigned int lz_height(const struct lz_node *n)
-{
-	return (READ_ONCE(n->word) >> LZ_HEIGHT_SHIFT) & 0xff;
-}
-
-static inline unsigned int lz_cls(const struct lz_node *n)
-{
-	return (READ_ONCE(n->word) >> LZ_CLS_SHIFT) & 0xff;
 }
 
 static __always_inline bool lz_marked(const struct lz_node *n)
@@ -331,11 +238,6 @@ static __always_inline struct lz_node *lz_locked_next(struct lz_node *x,
 {
 	return rcu_dereference_protected(x->next[lvl],
 					 test_bit(LZ_LOCK, &x->word));
-}
-
-static inline void *lz_obj(struct lz_node *n)
-{
-	return (struct rcu_head *)n - 1;
 }
 
 /*
@@ -836,165 +738,9 @@ static int lz_find_ge(struct pidx_index *idx, u32 pid)
 	return n ? lz_key(n) : -ENOENT;
 }
 
-struct lz_totals {
-	long nr;
-	long bytes;
-	unsigned long retries;
-	long hist[LZ_MAX_LEVEL + 1];
-};
-
-static void lz_sum(struct lz *lz, struct lz_totals *t)
-{
-	unsigned int cpu, h;
-
-	memset(t, 0, sizeof(*t));
-	for_each_possible_cpu(cpu) {
-		struct lz_pcpu *c = per_cpu_ptr(lz->pcpu, cpu);
-
-		t->nr += READ_ONCE(c->nr);
-		t->bytes += READ_ONCE(c->bytes);
-		t->retries += READ_ONCE(c->retries);
-		for (h = 1; h <= lz->max_level; h++)
-			t->hist[h] += READ_ONCE(c->hist[h]);
-	}
-}
-
-/*
- * One pass along level 0 checks every level: each node must be the next one
- * on each of its levels, so every level is the sub-list of level 0 of the
- * towers that reach it.  Writers are quiesced by contract.
- */
 static void lz_set_cursor(struct pidx_index *idx, u32 next)
 {
 	pidx_pidmap_set_cursor(&to_lz(idx)->pm, next);
-}
-
-static unsigned int lz_verify(struct pidx_index *idx)
-{
-	struct lz *lz = to_lz(idx);
-	struct lz_node *last[LZ_MAX_LEVEL], *x;
-	long hist[LZ_MAX_LEVEL + 1] = { 0 };
-	unsigned int bad = 0, tallest = 1, h, i;
-	u32 prev = 0, key;
-	struct lz_totals t;
-	long nr = 0, bytes = 0, bits = 0;
-
-	for (i = 0; i < lz->max_level; i++)
-		last[i] = lz->head;
-	for (x = rcu_dereference_protected(lz->head->next[0], true); x;
-	     x = rcu_dereference_protected(x->next[0], true)) {
-		if (nr > lz->pid_max) {
-			lz_bad(&bad, "level 0 holds more than %u nodes", lz->pid_max);
-			break;
-		}
-		nr++;
-		key = lz_key(x);
-		if (key <= prev || key >= lz->pid_max)
-			lz_bad(&bad, "key %u after %u (pid_max %u)", key, prev,
-			       lz->pid_max);
-		prev = key;
-		if (x->word & (BIT(LZ_LOCK) | BIT(LZ_MARKED)))
-			lz_bad(&bad, "key %u: flags %#lx (lock 1 marked 2)",
-			       key, x->word & 3);
-		if (key < lz->pid_max && !test_bit(key, lz->pm.map))
-			lz_bad(&bad, "key %u not claimed in the bitmap", key);
-		/* NULL is a reservation, which a caller may verify between */
-		if ((unsigned long)x->value & 3)
-			lz_bad(&bad, "key %u: value's low bits %lu, not 4-aligned",
-			       key, (unsigned long)x->value & 3);
-		h = lz_height(x);
-		if (h < 1 || h > lz->max_level) {
-			lz_bad(&bad, "key %u: height %u not in [1, %u]", key, h,
-			       lz->max_level);
-			continue;
-		}
-		if (lz_cls(x) != lz->cls[h])
-			lz_bad(&bad, "key %u: class %u for height %u", key,
-			       lz_cls(x), h);
-		for (i = 0; i < h; i++) {
-			if (rcu_dereference_protected(last[i]->next[i], true) != x)
-				lz_bad(&bad, "key %u: not next after %u on level %u",
-				       key, lz_key(last[i]), i);
-			last[i] = x;
-		}
-		hist[h]++;
-		bytes += LZ_CLASS_SIZE(lz_cls(x));
-		tallest = max(tallest, h);
-	}
-	for (i = 0; i < lz->max_level; i++)
-		if (rcu_dereference_protected(last[i]->next[i], true))
-			lz_bad(&bad, "level %u goes on after key %u", i,
-			       lz_key(last[i]));
-	if (lz->head->word & (BIT(LZ_LOCK) | BIT(LZ_MARKED)))
-		lz_bad(&bad, "head flags %#lx", lz->head->word & 3);
-	if (lz->head->value)
-		lz_bad(&bad, "head holds a value");
-
-	lz_sum(lz, &t);
-	if (nr != t.nr)
-		lz_bad(&bad, "%ld nodes on level 0, count %ld", nr, t.nr);
-	for (h = 1; h <= lz->max_level; h++)
-		if (hist[h] != t.hist[h])
-			lz_bad(&bad, "%ld nodes of height %u, histogram %ld",
-			       hist[h], h, t.hist[h]);
-	if (bytes != t.bytes)
-		lz_bad(&bad, "%ld bytes in nodes, count %ld", bytes, t.bytes);
-	if (tallest > lz->top || lz->top > lz->max_level)
-		lz_bad(&bad, "tallest tower %u, hint %u, max %u", tallest,
-		       lz->top, lz->max_level);
-
-	/* claimed numbers are exactly the keys */
-	bad += pidx_pidmap_verify(&lz->pm, "lazyskip", &bits);
-	if (bits != nr)
-		lz_bad(&bad, "%ld numbers claimed, %ld nodes", bits, nr);
-	return bad;
-}
-
-static size_t lz_mem_bytes(struct pidx_index *idx)
-{
-	struct lz *lz = to_lz(idx);
-	struct lz_totals t;
-
-	lz_sum(lz, &t);
-	return lz->fixed_bytes + max(t.bytes, 0L);
-}
-
-/* Pairs before the histogram, so a short buffer loses only its tallest levels. */
-static void lz_describe(struct pidx_index *idx, char *buf, size_t len)
-{
-	struct lz *lz = to_lz(idx);
-	struct lz_totals t;
-	unsigned int h;
-	char entry[24];
-	size_t n;
-	int e;
-
-	lz_sum(lz, &t);
-	n = scnprintf(buf, len,
-		      "nodes=%ld;sl_p=%u;max_level=%u;top=%u;retries=%lu;cursor=%u;laps=%llu;last_passes=%lu;bitmap_bytes=%zu;levels=",
-		      t.nr, lz->p, lz->max_level, READ_ONCE(lz->top), t.retries,
-		      pidx_pidmap_cursor(&lz->pm), pidx_pidmap_laps(&lz->pm),
-		      pidx_pidmap_last_passes(&lz->pm),
-		      (lz->pm.nwords + BITS_TO_LONGS(lz->pm.nwords)) * sizeof(long));
-	for (h = 1; h <= READ_ONCE(lz->top); h++) {
-		e = scnprintf(entry, sizeof(entry), "%s%u:%ld", h > 1 ? "/" : "",
-			      h, t.hist[h]);
-		if (n + e >= len)
-			break;
-		memcpy(buf + n, entry, e + 1);
-		n += e;
-	}
-}
-
-static void lz_nodes(struct pidx_index *idx, u64 count[PIDX_NODES_MAX])
-{
-	struct lz *lz = to_lz(idx);
-	struct lz_node *x;
-
-	pidx_count_node(lz->head, count);
-	for (x = rcu_dereference_protected(lz->head->next[0], true); x;
-	     x = rcu_dereference_protected(x->next[0], true))
-		pidx_count_node(lz_obj(x), count);
 }
 
 const struct pidx_ops pidx_lazyskip_ops = {
@@ -1009,8 +755,8 @@ const struct pidx_ops pidx_lazyskip_ops = {
 	.remove		= lz_remove,
 	.find_ge	= lz_find_ge,
 	.set_cursor	= lz_set_cursor,
-	.verify		= lz_verify,
-	.mem_bytes	= lz_mem_bytes,
-	.describe	= lz_describe,
-	.nodes		= lz_nodes,
+	.verify		= pidx_lz_verify,
+	.mem_bytes	= pidx_lz_mem_bytes,
+	.describe	= pidx_lz_describe,
+	.nodes		= pidx_lz_nodes,
 };
