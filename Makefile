@@ -22,7 +22,8 @@ module:
 
 clean:
 	@if [ -f "$(KDIR)/Makefile" ]; then $(MAKE) -C "$(KDIR)" M="$(CURDIR)" clean; \
-	else rm -f ./*.o ./*.ko ./*.mod ./*.mod.c ./.*.cmd Module.symvers modules.order; fi
+	else rm -f ./*.o ./*.ko ./*.mod ./*.mod.c ./.*.cmd ./selftest/*.o ./selftest/.*.cmd \
+		Module.symvers modules.order; fi
 	@$(MAKE) -s -C user clean
 
 install:

@@ -17,6 +17,7 @@
 #include "pidx_dist.h"
 #include "pidx_state.h"
 #include "pidx_trace.h"
+#include "selftest/selftest.h"
 
 /* a cpulist of every CPU of a large machine fits; anything longer is junk */
 #define PIDX_WRITE_MAX	512

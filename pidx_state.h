@@ -85,9 +85,6 @@ int pidx_run(struct pidx_state *st);
 /* run_lock held, or nothing else left (unload) */
 void pidx_reset(struct pidx_state *st);
 
-/* The selftest (pidx_selftest.c): checks counted in selftest_log. */
-int pidx_selftest(struct pidx_state *st, bool races_only);
-
 /* The control files (pidx_debugfs.c) over @st, which outlives them. */
 int pidx_debugfs_init(struct pidx_state *st);
 void pidx_debugfs_exit(void);

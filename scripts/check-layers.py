@@ -5,8 +5,10 @@
 Reads the layers from layers.txt (highest first) and the module's objects
 from pidx.mod, then reads each object's symbols with nm.  Every symbol that
 one object uses and another defines must come from a lower layer; an object
-that no layer names is an error too.  Prints one line per violation and
-"layers: N objects, N uses across files, N violations"; exits 1 on any.
+that no layer names is an error too.  Layers name an object by its path
+under BUILD_DIR without .o: pidx_run, selftest/kit.  Prints one line per
+violation and "layers: N objects, N uses across files, N violations";
+exits 1 on any.
 
 Usage: scripts/check-layers.py [--layers FILE] [BUILD_DIR]
 """
@@ -47,6 +49,25 @@ def symbols(obj):
     return defined, used
 
 
+def places(words, build):
+    """Each object's path under BUILD_DIR, from pidx.mod's names of them.
+
+    Kbuild names them where the module was built: under BUILD_DIR, or, for
+    a build copied elsewhere, under the folder that all of them share.
+    """
+    absolute = [os.path.dirname(w) for w in words if os.path.isabs(w)]
+    top = os.path.commonpath(absolute) if absolute else build
+    rel = []
+    for w in words:
+        if not os.path.isabs(w):
+            rel.append(os.path.normpath(w))
+            continue
+        r = os.path.relpath(w, build)
+        inside = r != '..' and not r.startswith('..' + os.sep)
+        rel.append(r if inside else os.path.relpath(w, top))
+    return rel
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--layers')
@@ -56,12 +77,13 @@ def main():
     layers = args.layers or os.path.join(build, 'layers.txt')
     layer_of, names = read_layers(layers)
     with open(os.path.join(build, 'pidx.mod')) as f:
-        objs = [os.path.join(build, os.path.basename(w))
-                for w in f.read().split() if w.endswith('.o')]
-    if not objs:
+        rel = places([w for w in f.read().split() if w.endswith('.o')],
+                     build)
+    if not rel:
         sys.exit(f"{build}/pidx.mod names no object: build the module first")
     bad = 0
-    stem = {o: os.path.basename(o)[:-2] for o in objs}
+    objs = [os.path.join(build, r) for r in rel]
+    stem = {o: r[:-2] for o, r in zip(objs, rel)}
     for o in objs:
         if stem[o] not in layer_of:
             print(f"LAYER {stem[o]}.o: in no layer of {layers}")

@@ -111,7 +111,8 @@ copy_tree() {
 	mkdir -p "$1"
 	(cd "$REPO" && git ls-files -z --cached --others --exclude-standard |
 		xargs -0 cp --parents -t "$1") 2>/dev/null || cp -a "$REPO/." "$1/"
-	rm -f "$1"/*.o "$1"/*.ko "$1"/*.mod "$1"/*.mod.c "$1"/.*.cmd "$1"/Module.symvers "$1"/modules.order
+	rm -f "$1"/*.o "$1"/*.ko "$1"/*.mod "$1"/*.mod.c "$1"/.*.cmd "$1"/Module.symvers "$1"/modules.order \
+		"$1"/selftest/*.o "$1"/selftest/.*.cmd
 }
 
 # Newest *-FLAVOUR-amd64 release in ROOT/boot that also has ROOT/lib/modules/REL/build

@@ -109,9 +109,26 @@ rebuild_module() {
 	make -C "$dir" -j"$(nproc)" KDIR="$kdir" "$@" >"$dir/build.log" 2>&1
 }
 
-# The layers of layers.txt over the objects just built, and a control: the
+# layer_control DIR OBJ SYMBOL WHO WHAT LINE: the objects built, copied to
+# DIR, with OBJ replaced by one that calls SYMBOL, must be reported with LINE.
+layer_control() {
+	local c=$1 obj=$2 sym=$3 who=$4 what=$5 want=$6 out
+	printf 'int %s(void *st);\nint pidx_layer_bad(void) { return %s(0); }\n' "$sym" "$sym" >"$c/upward.c"
+	if gcc -c -o "$c/$obj" "$c/upward.c" &&
+		out=$(/usr/bin/python3 "$REPO/scripts/check-layers.py" --layers "$REPO/layers.txt" "$c" 2>&1); then
+		fail "layers control" "$who calling $sym reported, saw exit 0: $(echo "$out" | tail -n 1)"
+	elif echo "$out" | grep -q "^$want"; then
+		pass "layers control: $what is reported"
+	else
+		fail "layers control" "a LAYER line for $obj using $sym, saw: $(echo "$out" | head -n 3 | tr '\n' ' ')"
+	fi
+	cp "$SRC/$obj" "$c/$obj"
+}
+
+# The layers of layers.txt over the objects just built, and controls: the
 # same objects with pidx_verify.o (a helper, the lowest layer) replaced by
-# one that calls the run, which must be reported.
+# one that calls the run, and with the selftest's kit replaced by one that
+# calls a phase above it, each of which must be reported.
 layer_tests() {
 	local out c=$WORK/layers-control
 	if out=$(/usr/bin/python3 "$REPO/scripts/check-layers.py" --layers "$REPO/layers.txt" "$SRC" 2>&1); then
@@ -120,17 +137,12 @@ layer_tests() {
 		fail "layers" "no use of a file in the same or a higher layer, saw: $(echo "$out" | head -n 3 | tr '\n' ' ')"
 	fi
 	mkdir -p "$c"
-	cp "$SRC"/*.o "$SRC/pidx.mod" "$c/" 2>/dev/null
-	sed -i "s|^.*/|$c/|" "$c/pidx.mod"
-	printf 'int pidx_run(void *st);\nint pidx_verify_bad(void) { return pidx_run(0); }\n' >"$c/upward.c"
-	if gcc -c -o "$c/pidx_verify.o" "$c/upward.c" &&
-		out=$(/usr/bin/python3 "$REPO/scripts/check-layers.py" --layers "$REPO/layers.txt" "$c" 2>&1); then
-		fail "layers control" "a helper calling pidx_run reported, saw exit 0: $(echo "$out" | tail -n 1)"
-	elif echo "$out" | grep -q '^LAYER pidx_verify.o (helpers) uses pidx_run of pidx_run.o (commands)'; then
-		pass "layers control: a helper that calls the run is reported"
-	else
-		fail "layers control" "a LAYER line for pidx_verify.o using pidx_run, saw: $(echo "$out" | head -n 3 | tr '\n' ' ')"
-	fi
+	(cd "$SRC" && cp --parents ./*.o selftest/*.o pidx.mod "$c/") 2>/dev/null
+	layer_control "$c" pidx_verify.o pidx_run "a helper" "a helper that calls the run" \
+		'LAYER pidx_verify.o (helpers) uses pidx_run of pidx_run.o (commands)'
+	layer_control "$c" selftest/kit.o pidx_st_basic "the selftest's kit" \
+		"the selftest's kit that calls a phase" \
+		'LAYER selftest/kit.o (checkkit) uses pidx_st_basic of selftest/seq.o (checks)'
 }
 
 host_tests() {
@@ -180,9 +192,9 @@ host_tests() {
 	for f in $(cd "$REPO" && git ls-files --cached --others --exclude-standard '*.c' '*.h' ':!:user/'); do
 		out=$(cat "$lint/$(echo "$f" | tr / _).cp" 2>/dev/null || echo "no checkpatch output file")
 		if [ -z "$out" ]; then
-			pass "checkpatch --strict ${f##*/}"
+			pass "checkpatch --strict $f"
 		else
-			fail "checkpatch --strict ${f##*/}" "nothing, saw: $(echo "$out" | head -4 | tr '\n' ' ')"
+			fail "checkpatch --strict $f" "nothing, saw: $(echo "$out" | head -4 | tr '\n' ' ')"
 		fi
 	done
 	# shellcheck disable=SC2016 # the inner sh expands them

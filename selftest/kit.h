@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the parts of the selftest share.  The command (pidx_selftest.c) runs
- * the phases of each index in turn; the phases, a file per kind of test,
- * count their checks in a struct pidx_st with the kit (pidx_selftest_kit.c):
- * CHECK_EQ(), the oracle and the team of threads.  Private to those files.
+ * The selftest's kit, which every phase uses (kit.c): a struct pidx_st
+ * that counts one index's checks, CHECK_EQ(), the oracle, the values and
+ * tracked keys that readers check, and the team of threads.  The kit owns
+ * these and knows nothing of the phases (phases.h) or of the command that
+ * runs them (selftest.c).  Private to selftest/.
  */
-#ifndef _PIDX_SELFTEST_H
-#define _PIDX_SELFTEST_H
+#ifndef _PIDX_SELFTEST_KIT_H
+#define _PIDX_SELFTEST_KIT_H
 
 #include <linux/atomic.h>
 #include <linux/completion.h>
@@ -29,10 +30,10 @@ struct pidx_st {
 	unsigned int total;
 };
 
-/* A check, counted in @st; false when it failed. */
+/* A check, counted in @st; false when it failed.  Its users are in selftest/. */
 #define CHECK_EQ(st, got, want, what)					\
-	pidx_st_eq(st, KBUILD_BASENAME ".c", __LINE__, what, (long)(got),	\
-		   (long)(want))
+	pidx_st_eq(st, "selftest/" KBUILD_BASENAME ".c", __LINE__, what,	\
+		   (long)(got), (long)(want))
 
 /*
  * What the index must hold: the numbers held (reserved or published), the
@@ -169,7 +170,7 @@ static inline bool pidx_st_going(struct pidx_st_worker *w)
 	       time_before(jiffies, w->team->deadline);
 }
 
-/* pidx_selftest_kit.c: the checks, the oracle and reads under RCU */
+/* kit.c: the checks, the oracle and reads under RCU */
 bool pidx_st_eq(struct pidx_st *st, const char *file, int line,
 		const char *what, long got, long want);
 int pidx_oracle_init(struct pidx_oracle *o, u32 pid_max);
@@ -199,7 +200,7 @@ void pidx_st_compare(struct pidx_st *st, struct pidx_index *idx,
 u32 pidx_st_fill(struct pidx_st *st, struct pidx_index *idx,
 		 struct pidx_oracle *o);
 
-/* pidx_selftest_kit.c: for the concurrent phases */
+/* kit.c: for the concurrent phases */
 unsigned int pidx_st_ms(ktime_t since);
 unsigned int pidx_st_nthreads(unsigned int per_cpu);
 int pidx_st_insert(const struct pidx_ops *ops, struct pidx_index *idx,
@@ -228,24 +229,4 @@ int pidx_st_team_start(struct pidx_st_team *t, unsigned int n,
 		       size_t size, unsigned int ms);
 void pidx_st_team_end(struct pidx_st_team *t);
 
-/* pidx_selftest_seq.c: the sequential phases, against the oracle */
-void pidx_st_basic(struct pidx_st *st);
-void pidx_st_map(struct pidx_st *st);
-void pidx_st_alloc_publish(struct pidx_st *st);
-void pidx_st_set_cursor(struct pidx_st *st);
-void pidx_st_faults(struct pidx_st *st);
-void pidx_st_random(struct pidx_st *st, u32 pid_max, u32 nops);
-void pidx_st_remove_present(struct pidx_st *st);
-
-/* pidx_selftest_alloc.c: alloc() from every CPU, filling and wrapping */
-void pidx_st_alloc_fill(struct pidx_st *st);
-void pidx_st_alloc_wrap(struct pidx_st *st);
-
-/* pidx_selftest_race.c: insert(), publish() and remove() of the same keys racing */
-void pidx_st_race(struct pidx_st *st);
-
-/* pidx_selftest_readers.c: lockless readers in hard irq and while resizing */
-void pidx_st_irq(struct pidx_st *st);
-void pidx_st_grow(struct pidx_st *st);
-
-#endif /* _PIDX_SELFTEST_H */
+#endif /* _PIDX_SELFTEST_KIT_H */

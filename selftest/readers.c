@@ -6,9 +6,9 @@
  * every CPU while one writer grows and shrinks the index across its resize
  * thresholds.  A reader takes no lock, so what it may see while a writer
  * or a resize is half done is what these check: stable keys always with
- * their values, and the writers' keys by their words (pidx_selftest.h's
- * tracked keys): never a torn or stale value, never NULL for a key
- * published throughout, never a key only reserved throughout.
+ * their values, and the writers' keys by their words (kit.h's tracked
+ * keys): never a torn or stale value, never NULL for a key published
+ * throughout, never a key only reserved throughout.
  */
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
@@ -23,7 +23,8 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 #include "pidx_compat.h"
-#include "pidx_selftest.h"
+#include "kit.h"
+#include "phases.h"
 
 /*
  * Lockless lookup() and find_ge() from hard-irq context: an hrtimer on each

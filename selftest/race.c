@@ -18,7 +18,8 @@
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
-#include "pidx_selftest.h"
+#include "kit.h"
+#include "phases.h"
 
 /*
  * insert() and remove() of the same few keys from every CPU, with alloc()
@@ -41,7 +42,7 @@
  * owner; exactly one must return 0, the other -EEXIST, and each must then
  * look up the value of the one that returned 0 (pidx.h: never a value
  * overwritten).  Between epochs a key is reserved or published with a
- * known value, and its word (pidx_selftest.h's tracked keys) says so to
+ * known value, and its word (kit.h's tracked keys) says so to
  * the readers; during an epoch it is ST_K_MOVING.  The alloc() churn
  * publishes three numbers in four it takes; the readers check stable,
  * contested and churned keys by their words.

@@ -20,7 +20,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "pidx_sched.h"
-#include "pidx_selftest.h"
+#include "kit.h"
 
 /*
  * Records one check; the first failures are described, later ones counted.

@@ -11,19 +11,20 @@
  * passed" per index.
  *
  * This file is the command: it runs the phases of each index selected and
- * publishes the log.  The phases are in pidx_selftest_seq.c (against the
- * oracle), pidx_selftest_alloc.c (alloc() from every CPU),
- * pidx_selftest_race.c (inserts, publishes and removes racing) and
- * pidx_selftest_readers.c (lockless readers under writers), on the kit in
- * pidx_selftest_kit.c, each layer only calling down (layers.txt).
+ * publishes the log.  The phases are in seq.c (against the oracle),
+ * alloc.c (alloc() from every CPU), race.c (inserts, publishes and removes
+ * racing) and readers.c (lockless readers under writers), on the kit in
+ * kit.c, each layer only calling down (layers.txt).
  */
 #include <linux/bits.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include "pidx_hooks.h"
 #include "pidx_registry.h"
-#include "pidx_selftest.h"
 #include "pidx_state.h"
+#include "kit.h"
+#include "phases.h"
+#include "selftest.h"
 
 /*
  * A sanitizer reports a bad access the first time it happens, and under KASAN

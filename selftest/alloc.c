@@ -18,7 +18,8 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
-#include "pidx_selftest.h"
+#include "kit.h"
+#include "phases.h"
 
 /*
  * alloc() from every CPU at once into an empty space until it is full: no

@@ -2,9 +2,9 @@
 /*
  * The selftest's sequential phases: one thread calls the index and checks
  * every return value and every value looked up against the oracle
- * (pidx_selftest_kit.c), through the contract's corners, the two phases
- * of the map (reserve, then publish), set_cursor(), long random sequences
- * and runs under failing allocations.  A wrong result here points at one call, so
+ * (kit.c), through the contract's corners, the two phases of the map
+ * (reserve, then publish), set_cursor(), long random sequences and runs
+ * under failing allocations.  A wrong result here points at one call, so
  * these pin the contract down before the concurrent phases hunt races in
  * it; "racetest" leaves them out.
  */
@@ -14,7 +14,8 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include "pidx_hooks.h"
-#include "pidx_selftest.h"
+#include "kit.h"
+#include "phases.h"
 
 void pidx_st_basic(struct pidx_st *st)
 {
