@@ -41,7 +41,7 @@ struct pidx_pid {
 		/*
 		 * a fork's object whose unwind an index refused for memory,
 		 * on its CPU's list until its reservations are gone: never
-		 * published, never freed while on it (pidx_workload.c)
+		 * published, never freed while on it (pidx_workload_fork.c)
 		 */
 		struct pidx_pid *stranded_next;
 	};

@@ -2,7 +2,7 @@
 /*
  * The module's scheduling helpers: how a finished kthread waits for its
  * stop, and how the prefill moves onto a node's CPU.  Below the engine,
- * because the shared storm code (pidx_storm.c) moves the prefill between
+ * because the shared storm code (pidx_prefill.c) moves the prefill between
  * nodes and both the substrate and the selftest run kthreads.
  */
 #include <linux/cpumask.h>

@@ -8,6 +8,8 @@
  * either substrate.  How the storm CPUs are driven and where the prefill
  * runs stay with each: IPIs, kthreads and node placement in
  * pidx_substrate.c and pidx_sched.c, pinned threads in user/pidx_user.c.
+ * The storm's life is pidx_storm.c's, the prefill pidx_prefill.c's, the
+ * oracle pidx_oracle.c's, the summaries and the row pidx_result.c's.
  */
 #ifndef _PIDX_STORM_H
 #define _PIDX_STORM_H
@@ -48,6 +50,21 @@ void pidx_storm_check(struct pidx_storm *s, struct pidx_result *res,
 		      const char *log);
 void pidx_storm_end(struct pidx_storm *s, struct pidx_result *res,
 		    long mem_before, int ret);
+
+/*
+ * Between the storm's own files: pidx_storm_check() sums the figures up
+ * (pidx_result.c) and runs the oracle (pidx_oracle.c), whose walk over the
+ * objects the storm holds pidx_storm_end() takes again to free them, with
+ * no oracle (NULL).
+ */
+struct pidx_oracle;
+
+void pidx_summarize(struct pidx_storm *s, struct pidx_result *res);
+void pidx_fill_mem_nodes(struct pidx_result *res, struct pidx_storm *s);
+void pidx_replay_extra(struct pidx_storm *s, struct pidx_result *res);
+void pidx_all_held(struct pidx_storm *s, struct pidx_oracle *o);
+u32 pidx_check_contents(struct pidx_storm *s, struct pidx_result *res,
+			const char *log);
 
 /*
  * Supplied by each substrate: moves the prefill to a CPU of @node, so that

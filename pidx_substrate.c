@@ -3,8 +3,9 @@
  * The module's storm substrate: one index built, prefilled on the node
  * asked for, stormed from every selected CPU at once and checked, as one
  * row.  The setup, the prefill and the checks that the index still holds
- * exactly what the operations imply are pidx_storm.c's, shared with
- * user/pidx-user; the ways to storm are this file's.
+ * exactly what the operations imply are pidx_storm.c's, pidx_prefill.c's
+ * and pidx_oracle.c's, shared with user/pidx-user; the ways to storm are
+ * this file's.
  *
  * Two ways to storm (see README):
  *  - ipi:     an untimed warm-up round of lookups, then rounds of

@@ -4,7 +4,10 @@
  * storm CPU times its batches.  One definition, compiled into the module
  * (Kbuild) and into the user-space build (user/Makefile), so both run the
  * very same operations; pidx_substrate.c keeps what only the kernel has
- * (IPIs, kthreads, the prefill placement).
+ * (IPIs, kthreads, the prefill placement).  The operations and their
+ * timing are pidx_workload.c's, a PID's alloc and exit over the levels
+ * pidx_workload_fork.c's, the plan and the keys' order
+ * pidx_workload_plan.c's.
  */
 #ifndef _PIDX_WORKLOAD_H
 #define _PIDX_WORKLOAD_H
@@ -181,13 +184,25 @@ static inline bool pidx_fork_remote(const struct pidx_config *cfg, unsigned int 
 	       ncpus > 1;
 }
 
+/* The first error of a storm CPU is the one its row names. */
+static inline void pidx_worker_error(struct pidx_worker *w, u32 key, const char *why)
+{
+	if (!w->errors++) {
+		w->bad_key = key;
+		w->bad_why = why;
+	}
+}
+
 int pidx_publish_levels(struct pidx_storm *s, struct pidx_pid *pid);
 int pidx_remove_levels(struct pidx_storm *s, struct pidx_pid *pid);
+struct pidx_pid *pidx_alloc_pid(struct pidx_worker *w);
+int pidx_exit_pid(struct pidx_worker *w, struct pidx_pid *pid);
 void pidx_run_batch(struct pidx_worker *w);
 void pidx_untimed_lookups(struct pidx_worker *w, u32 n);
 void pidx_order_init(struct pidx_storm *s, u64 *rng);
 u32 pidx_shape_index_of(const struct pidx_storm *s, u32 j);
 u32 pidx_key_of(const struct pidx_storm *s, u32 j);
+u32 pidx_pos_of(const struct pidx_storm *s, u32 key);
 int pidx_plan(const struct pidx_config *cfg, unsigned int ncpus,
 	      u32 *slice, u32 *ring_cap, const char **why);
 

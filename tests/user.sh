@@ -375,10 +375,10 @@ user_tests() {
 	sed -i 's/^#define PIDX_AGED_WRAPS\t\t2$/#define PIDX_AGED_WRAPS\t\t0/' "$u/broken/pidx_shape.h"
 	# an exit that frees every level but the first (one level runs apart)
 	sed -i 's/^\t\tif (!pid->numbers\[i\].nr)$/\t\tif (!pid->numbers[i].nr || !i)/' \
-		"$u/broken/pidx_workload.c"
+		"$u/broken/pidx_workload_fork.c"
 	if grep -q 'pid % 97' "$u/broken/pidx_idr_ref.c" &&
 		grep -q 'PIDX_AGED_WRAPS		0' "$u/broken/pidx_shape.h" &&
-		grep -q 'if (!pid->numbers\[i\].nr || !i)' "$u/broken/pidx_workload.c" &&
+		grep -q 'if (!pid->numbers\[i\].nr || !i)' "$u/broken/pidx_workload_fork.c" &&
 		make -C "$u/broken" user KDIR="$KDIR" >"$u/broken.log" 2>&1; then
 		"$u/broken/user/pidx-user" --indexes idr,skiplist --keys 2K --ops 1000 \
 			--csv "$u/broken.csv" >"$u/broken.out" 2>&1

@@ -3,14 +3,15 @@
  * pidx-user: the module's storms, natively.  The index files, the kernel's
  * lib/idr.c, radix-tree.c, xarray.c, maple_tree.c and rbtree.c, the
  * registry of indexes (pidx_registry.c), the storm operations
- * (pidx_workload.c) and the setup, prefill, checks and summaries of a storm
- * (pidx_storm.c) are the very files Kbuild builds, on the compat layer in
- * compat/.  This file and pidx_user_opts.c are what pidx_substrate.c,
- * pidx_run.c and pidx_debugfs.c are to the module: settings, one thread pinned per listed CPU behind a start barrier
- * (as the module's kthread mode: warm-up, a spinning gate, batches timed
- * with two clock reads, one batch in eight timed op by op, a cool-down that
- * keeps every CPU busy), repeats interleaved across indexes, and
- * results.csv rows with substrate=user.
+ * (pidx_workload*.c) and the setup, prefill, checks and summaries of a storm
+ * (pidx_storm.c, pidx_prefill.c, pidx_oracle.c, pidx_result.c) are the very
+ * files Kbuild builds, on the compat layer in compat/.  This file and
+ * pidx_user_opts.c are what pidx_substrate.c, pidx_run.c and
+ * pidx_debugfs.c are to the module: settings, one thread pinned per listed
+ * CPU behind a start barrier (as the module's kthread mode: warm-up, a
+ * spinning gate, batches timed with two clock reads, one batch in eight
+ * timed op by op, a cool-down that keeps every CPU busy), repeats
+ * interleaved across indexes, and results.csv rows with substrate=user.
  *
  * The command line is read in pidx_user_opts.c, --cachegrind's runs are
  * in pidx_user_cg.c, and the table and the rows are written by
