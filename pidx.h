@@ -111,6 +111,7 @@
 #include <linux/mm.h>
 #include <linux/nodemask.h>
 #include <linux/numa.h>
+#include <linux/percpu.h>
 
 /* kernel/pid.c: the first numbers are kept for daemons once the cursor wraps */
 #define PIDX_RESERVED_PIDS	300
@@ -234,7 +235,14 @@ extern const struct pidx_ops pidx_lfradix_pc_ops;
 
 /*
  * Module-wide accounting of what the indexes allocate themselves: every
- * charge must be matched by an uncharge before unload.
+ * charge must be matched by an uncharge before unload.  Each CPU charges
+ * its own account: one shared by all would be a line that every CPU's
+ * writers pass between them on each node they allocate or free, a cost
+ * that no kernel index pays and that the indexes whose nodes come from
+ * the kernel's own caches (idr, maple) never charge.  Atomic all the same,
+ * as a task may move to another CPU between finding its account and
+ * changing it, and an object is often freed on another CPU than the one
+ * that allocated it: only the sum over the CPUs means anything.
  */
 struct pidx_mem_account {
 	atomic_long_t bytes;	/* outstanding */
@@ -242,18 +250,36 @@ struct pidx_mem_account {
 	atomic_long_t frees;	/* objects freed since load */
 };
 
-extern struct pidx_mem_account pidx_mem;
+DECLARE_PER_CPU(struct pidx_mem_account, pidx_mem);
+
+/* The accounts summed: exact while no index allocates or frees. */
+struct pidx_mem_totals {
+	long bytes;
+	long allocs;
+	long frees;
+};
+
+struct pidx_mem_totals pidx_mem_read(void);
+
+static inline long pidx_mem_bytes(void)
+{
+	return pidx_mem_read().bytes;
+}
 
 static inline void pidx_mem_charge(size_t bytes)
 {
-	atomic_long_add(bytes, &pidx_mem.bytes);
-	atomic_long_inc(&pidx_mem.allocs);
+	struct pidx_mem_account *a = raw_cpu_ptr(&pidx_mem);
+
+	atomic_long_add(bytes, &a->bytes);
+	atomic_long_inc(&a->allocs);
 }
 
 static inline void pidx_mem_uncharge(size_t bytes)
 {
-	atomic_long_sub(bytes, &pidx_mem.bytes);
-	atomic_long_inc(&pidx_mem.frees);
+	struct pidx_mem_account *a = raw_cpu_ptr(&pidx_mem);
+
+	atomic_long_sub(bytes, &a->bytes);
+	atomic_long_inc(&a->frees);
 }
 
 /*

@@ -61,7 +61,7 @@ static int __init pidx_init(void)
 static void __exit pidx_exit(void)
 {
 	int old_mark = pidx_fault_mark(pidx_fault_inject & PIDX_FAULT_LOAD);
-	long bytes, allocs, frees;
+	struct pidx_mem_totals mem;
 
 	/* waits for any file operation in flight, so no run is left */
 	pidx_debugfs_exit();
@@ -69,16 +69,14 @@ static void __exit pidx_exit(void)
 	pidx_trace_free(&pidx_state.trace);
 	pidx_pid_cache_exit();
 	pidx_fault_restore(old_mark);
-	bytes = atomic_long_read(&pidx_mem.bytes);
-	allocs = atomic_long_read(&pidx_mem.allocs);
-	frees = atomic_long_read(&pidx_mem.frees);
+	mem = pidx_mem_read();
 	if (pidx_pid_live())
 		pr_err("pidx: leak: %ld struct pid objects\n", pidx_pid_live());
-	if (bytes || allocs != frees)
+	if (mem.bytes || mem.allocs != mem.frees)
 		pr_err("pidx: leak: %ld bytes, %ld allocations, %ld frees\n",
-		       bytes, allocs, frees);
+		       mem.bytes, mem.allocs, mem.frees);
 	else
-		pr_info("pidx: unloaded; %ld allocations, all freed\n", allocs);
+		pr_info("pidx: unloaded; %ld allocations, all freed\n", mem.allocs);
 }
 
 module_init(pidx_init);

@@ -1133,10 +1133,10 @@ DEFINE_SHOW_ATTRIBUTE(pidx_available);
 
 static int pidx_memory_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "bytes %ld\nallocs %ld\nfrees %ld\n",
-		   atomic_long_read(&pidx_mem.bytes),
-		   atomic_long_read(&pidx_mem.allocs),
-		   atomic_long_read(&pidx_mem.frees));
+	struct pidx_mem_totals mem = pidx_mem_read();
+
+	seq_printf(m, "bytes %ld\nallocs %ld\nfrees %ld\n", mem.bytes,
+		   mem.allocs, mem.frees);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(pidx_memory);

@@ -245,7 +245,7 @@ void pidx_storm_end(struct pidx_storm *s, struct pidx_result *res,
 	kfree(s->workers);
 	kfree(s->worker_of);
 	bitmap_free(s->stable_map);
-	if (!ret && atomic_long_read(&pidx_mem.bytes) != mem_before)
+	if (!ret && pidx_mem_bytes() != mem_before)
 		pidx_fail(res, "index leaked %ld bytes",
-			  atomic_long_read(&pidx_mem.bytes) - mem_before);
+			  pidx_mem_bytes() - mem_before);
 }

@@ -363,7 +363,7 @@ int pidx_storm_one(const struct pidx_ops *ops, const struct pidx_config *cfg,
 	};
 	long nomem_start = pidx_nomem_read(), nomem_filled;
 	struct pidx_result *res;
-	long mem_before = atomic_long_read(&pidx_mem.bytes);
+	long mem_before = pidx_mem_bytes();
 	u64 t0 = 0, t1 = 0;
 	int ret;
 

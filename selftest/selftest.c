@@ -44,7 +44,7 @@ static unsigned int pidx_selftest_index(const struct pidx_ops *ops,
 					unsigned int *checks, bool races_only)
 {
 	struct pidx_st st = { .ops = ops, .cfg = cfg, .log = log };
-	long mem_before = atomic_long_read(&pidx_mem.bytes);
+	long mem_before = pidx_mem_bytes();
 
 	if (!races_only) {
 		pidx_st_faults(&st);
@@ -64,7 +64,7 @@ static unsigned int pidx_selftest_index(const struct pidx_ops *ops,
 	pidx_race_delays_stop();
 	if (!races_only)
 		pidx_st_remove_present(&st);
-	CHECK_EQ(&st, atomic_long_read(&pidx_mem.bytes) - mem_before, 0,
+	CHECK_EQ(&st, pidx_mem_bytes() - mem_before, 0,
 		 "bytes still allocated after destroy");
 	pidx_log_printf(log, "selftest %s: %u of %u checks passed\n", ops->name,
 			st.passed, st.total);

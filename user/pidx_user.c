@@ -36,8 +36,6 @@
 #include "pidx_user.h"
 #include "compat/kcompat.h"
 
-struct pidx_mem_account pidx_mem;
-
 /*
  * The module's test-only fail_remove_alloc parameter fails ccskip's removal
  * allocations on purpose; the native build measures and checks the indexes
@@ -228,7 +226,7 @@ static int storm_one(const struct opts *o, const struct pidx_ops *ops, u32 repea
 	struct pidx_storm s = { .ops = ops, .cfg = cfg, .gfp = GFP_KERNEL,
 				.shape = &o->shape };
 	unsigned int first = cpumask_first(&cfg->cpus), i;
-	long mem_before = atomic_long_read(&pidx_mem.bytes);
+	long mem_before = pidx_mem_bytes();
 	long injected = atomic_long_read(&kc_failslab_injected);
 	unsigned long msgs = kc_err_messages;
 	const char *why = "";

@@ -635,7 +635,7 @@ int demo_main(void)
 	levels(&pidx_idr_onelock_ops);
 	levels(&pidx_idr_ops);
 	rcu_barrier();
-	expect("after destroy", "pidx_mem.bytes", atomic_long_read(&pidx_mem.bytes), 0);
+	expect("after destroy", "pidx_mem.bytes", pidx_mem_bytes(), 0);
 	printk("verify: %d counts off (reserve: 1 hold let go unpublished; publish: 1 hold; idr_onelock's alloc_publish: 1 hold, none let go unpublished, -ENOMEM retried once where it may sleep, never where not; 3 levels: one lock, alloc_publish_levels, publish_levels and remove_levels 1 hold each, a refused publish_levels changing no level; publish and remove look nothing up but under the contract checks)\n",
 	       bad);
 	rcu_unregister_thread();

@@ -82,6 +82,6 @@ int demo_main(void)
 	bad = ops->verify(idx);
 	printk("verify: %u violations\n", bad);
 	ops->destroy(idx);
-	printk("pidx_mem.bytes after destroy: %ld\n", atomic_long_read(&pidx_mem.bytes));
-	return bad || replay_wrong || atomic_long_read(&pidx_mem.bytes);
+	printk("pidx_mem.bytes after destroy: %ld\n", pidx_mem_bytes());
+	return bad || replay_wrong || pidx_mem_bytes();
 }

@@ -88,6 +88,6 @@ int demo_main(void)
 	printk("verify: %u violations; mem_bytes %zu, empty index %zu\n",
 	       bad, mem, empty);
 	ops->destroy(idx);
-	printk("pidx_mem.bytes after destroy: %ld\n", atomic_long_read(&pidx_mem.bytes));
-	return bad || replay_wrong || mem > empty || atomic_long_read(&pidx_mem.bytes);
+	printk("pidx_mem.bytes after destroy: %ld\n", pidx_mem_bytes());
+	return bad || replay_wrong || mem > empty || pidx_mem_bytes();
 }

@@ -5,7 +5,6 @@
  */
 #include <linux/rcupdate.h>
 
-struct pidx_mem_account pidx_mem;
 bool pidx_fault_remove_alloc(void) { return false; }
 DEFINE_STATIC_KEY_FALSE(pidx_race_delays);
 void __pidx_race_delay(void) { }
