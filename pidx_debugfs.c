@@ -1,20 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /sys/kernel/debug/pidx/: the control files, and module parameters that
- * take the same words.  Every write is parsed into a copy of the settings and
- * copied back only when the whole value is valid, so a refused write changes
- * nothing.  Writes while a run or selftest is in flight get -EBUSY.
+ * /sys/kernel/debug/pidx/: the control files.  A file for each row of the
+ * settings' table (pidx_settings_table.h), which pidx_settings.c parses,
+ * checks and shows; the commands, the reports and the trace.  Writes while
+ * a run or selftest is in flight get -EBUSY.
  */
-#include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
-#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include "pidx_dist.h"
+#include "pidx_settings.h"
 #include "pidx_state.h"
 #include "pidx_trace.h"
 #include "selftest/selftest.h"
@@ -22,366 +21,9 @@
 /* a cpulist of every CPU of a large machine fits; anything longer is junk */
 #define PIDX_WRITE_MAX	512
 
-struct pidx_setting {
-	const char *name;
-	int (*parse)(struct pidx_config *cfg, char *val);
-	/* NULL: the setting is the u32 at @u32_offset */
-	void (*show)(struct seq_file *m, const struct pidx_config *cfg);
-	size_t u32_offset;
-};
-
 static struct dentry *pidx_dir;
 /* the state these files show and change: the module's, given at init */
 static struct pidx_state *pidx_ui;
-
-static int pidx_parse_word(const char *val, const char *const *words,
-			   unsigned int n)
-{
-	int i = __sysfs_match_string(words, n, val);
-
-	return i < 0 ? -EINVAL : i;
-}
-
-static int pidx_parse_u32(const char *val, u32 min, u32 max, u32 *out)
-{
-	u32 v;
-
-	if (kstrtou32(val, 0, &v) || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-static int parse_indexes(struct pidx_config *cfg, char *val)
-{
-	unsigned long mask = 0;
-	char *name;
-	int i;
-
-	if (!strcmp(val, "all")) {
-		cfg->indexes = pidx_indexes_all();
-		return 0;
-	}
-	while ((name = strsep(&val, ",")) != NULL) {
-		i = pidx_index_by_name(strim(name));
-		if (i < 0)
-			return i;
-		mask |= BIT(i);
-	}
-	cfg->indexes = mask;
-	return 0;
-}
-
-static void show_indexes(struct seq_file *m, const struct pidx_config *cfg)
-{
-	const char *sep = "";
-	unsigned int i;
-
-	for (i = 0; i < pidx_nr_indexes; i++) {
-		if (cfg->indexes & BIT(i)) {
-			seq_printf(m, "%s%s", sep, pidx_index_table[i]->name);
-			sep = ",";
-		}
-	}
-	seq_putc(m, '\n');
-}
-
-static int parse_workload(struct pidx_config *cfg, char *val)
-{
-	int i = pidx_parse_word(val, pidx_workload_names, PIDX_NR_WORKLOADS);
-
-	if (i < 0)
-		return i;
-	cfg->workload = i;
-	return 0;
-}
-
-static void show_workload(struct seq_file *m, const struct pidx_config *cfg)
-{
-	seq_printf(m, "%s\n", pidx_workload_names[cfg->workload]);
-}
-
-static int parse_mode(struct pidx_config *cfg, char *val)
-{
-	int i = pidx_parse_word(val, pidx_mode_names, PIDX_NR_MODES);
-
-	if (i < 0)
-		return i;
-	cfg->mode = i;
-	return 0;
-}
-
-static void show_mode(struct seq_file *m, const struct pidx_config *cfg)
-{
-	seq_printf(m, "%s\n", pidx_mode_names[cfg->mode]);
-}
-
-static int parse_mix(struct pidx_config *cfg, char *val)
-{
-	u32 mix[PIDX_NR_MIX];
-	unsigned int i;
-	char *part;
-
-	for (i = 0; i < PIDX_NR_MIX; i++) {
-		part = strsep(&val, "/");
-		if (!part || pidx_parse_u32(part, 0, 100, &mix[i]))
-			return -EINVAL;
-	}
-	if (val || mix[0] + mix[1] + mix[2] != 100)
-		return -EINVAL;
-	memcpy(cfg->mix, mix, sizeof(mix));
-	return 0;
-}
-
-static void show_mix(struct seq_file *m, const struct pidx_config *cfg)
-{
-	seq_printf(m, "%u/%u/%u\n", cfg->mix[0], cfg->mix[1], cfg->mix[2]);
-}
-
-static int parse_cpus(struct pidx_config *cfg, char *val)
-{
-	int ret = 0;
-
-	cpus_read_lock();
-	if (!strcmp(val, "all"))
-		cpumask_copy(&cfg->cpus, cpu_online_mask);
-	else if (cpulist_parse(val, &cfg->cpus) || cpumask_empty(&cfg->cpus) ||
-		 !cpumask_subset(&cfg->cpus, cpu_online_mask))
-		ret = -EINVAL;
-	cpus_read_unlock();
-	return ret;
-}
-
-static void show_cpus(struct seq_file *m, const struct pidx_config *cfg)
-{
-	seq_printf(m, "%*pbl\n", cpumask_pr_args(&cfg->cpus));
-}
-
-static int parse_keys(struct pidx_config *cfg, char *val)
-{
-	return pidx_parse_u32(val, 1, pidx_space(cfg->pid_max), &cfg->keys);
-}
-
-static int parse_pid_max(struct pidx_config *cfg, char *val)
-{
-	u32 v;
-
-	if (pidx_parse_u32(val, PIDX_PID_MAX_MIN, PIDX_PID_MAX_LIMIT, &v) ||
-	    cfg->keys > pidx_space(v))
-		return -EINVAL;
-	cfg->pid_max = v;
-	return 0;
-}
-
-static int parse_ops(struct pidx_config *cfg, char *val)
-{
-	return pidx_parse_u32(val, 1, PIDX_OPS_MAX, &cfg->ops);
-}
-
-static int parse_repeat(struct pidx_config *cfg, char *val)
-{
-	return pidx_parse_u32(val, 1, PIDX_REPEAT_MAX, &cfg->repeat);
-}
-
-static int parse_fork_window(struct pidx_config *cfg, char *val)
-{
-	return pidx_parse_u32(val, 1, PIDX_FORK_WINDOW_MAX, &cfg->fork_window);
-}
-
-static int parse_fork_lookups(struct pidx_config *cfg, char *val)
-{
-	return pidx_parse_u32(val, 0, PIDX_FORK_LOOKUPS_MAX, &cfg->fork_lookups);
-}
-
-static int parse_fork_exit(struct pidx_config *cfg, char *val)
-{
-	int i = pidx_parse_word(val, pidx_fork_exit_names, PIDX_NR_EXITS);
-
-	if (i < 0)
-		return i;
-	cfg->fork_exit = i;
-	return 0;
-}
-
-static void show_fork_exit(struct seq_file *m, const struct pidx_config *cfg)
-{
-	seq_printf(m, "%s\n", pidx_fork_exit_names[cfg->fork_exit]);
-}
-
-static int parse_seed(struct pidx_config *cfg, char *val)
-{
-	return kstrtou64(val, 0, &cfg->seed) ? -EINVAL : 0;
-}
-
-static void show_seed(struct seq_file *m, const struct pidx_config *cfg)
-{
-	seq_printf(m, "%llu\n", cfg->seed);
-}
-
-static int parse_sl_p(struct pidx_config *cfg, char *val)
-{
-	u32 v;
-
-	if (pidx_parse_u32(val, 2, 16, &v) || !is_power_of_2(v))
-		return -EINVAL;
-	cfg->sl_p = v;
-	return 0;
-}
-
-static int parse_sl_max_level(struct pidx_config *cfg, char *val)
-{
-	return pidx_parse_u32(val, 0, PIDX_SL_LEVELS_MAX, &cfg->sl_max_level);
-}
-
-static int parse_rb_level(struct pidx_config *cfg, char *val)
-{
-	return pidx_parse_u32(val, 0, PIDX_SL_LEVELS_MAX, &cfg->rb_level);
-}
-
-static int parse_trace_visits(struct pidx_config *cfg, char *val)
-{
-	return pidx_parse_u32(val, 0, 1, &cfg->trace_visits);
-}
-
-static int parse_dependent(struct pidx_config *cfg, char *val)
-{
-	return pidx_parse_u32(val, 0, 1, &cfg->dependent);
-}
-
-static int parse_levels(struct pidx_config *cfg, char *val)
-{
-	return pidx_parse_u32(val, 1, PIDX_LEVELS_MAX, &cfg->levels);
-}
-
-/* "any" (the allocating CPU's node), "interleave", or a node with memory */
-static int parse_node(struct pidx_config *cfg, char *val)
-{
-	u32 v;
-
-	if (!strcmp(val, "any")) {
-		cfg->node = NUMA_NO_NODE;
-	} else if (!strcmp(val, "interleave")) {
-		cfg->node = PIDX_NODE_INTERLEAVE;
-	} else {
-		if (pidx_parse_u32(val, 0, MAX_NUMNODES - 1, &v) ||
-		    !pidx_node_has_memory(v))
-			return -EINVAL;
-		cfg->node = v;
-	}
-	return 0;
-}
-
-static void show_node(struct seq_file *m, const struct pidx_config *cfg)
-{
-	char buf[16];
-
-	pidx_node_name(buf, sizeof(buf), cfg->node);
-	seq_printf(m, "%s\n", buf);
-}
-
-static int parse_pmu(struct pidx_config *cfg, char *val)
-{
-	int i = pidx_parse_word(val, pidx_pmu_mode_names, PIDX_NR_PMU_MODES);
-
-	if (i < 0)
-		return i;
-	cfg->pmu = i;
-	return 0;
-}
-
-static void show_pmu(struct seq_file *m, const struct pidx_config *cfg)
-{
-	seq_printf(m, "%s\n", pidx_pmu_mode_names[cfg->pmu]);
-}
-
-static int parse_shape(struct pidx_config *cfg, char *val)
-{
-	int i = pidx_parse_word(val, pidx_shape_names, PIDX_NR_SHAPES);
-
-	if (i < 0)
-		return i;
-	cfg->shape = i;
-	return 0;
-}
-
-static void show_shape(struct seq_file *m, const struct pidx_config *cfg)
-{
-	seq_printf(m, "%s\n", pidx_shape_names[cfg->shape]);
-}
-
-/* "uniform", "zipf:S", "recent:H" or "sequential" (pidx_dist.h) */
-static int parse_dist(struct pidx_config *cfg, char *val)
-{
-	return pidx_dist_parse(val, &cfg->dist, &cfg->dist_param);
-}
-
-static void show_dist(struct seq_file *m, const struct pidx_config *cfg)
-{
-	char buf[PIDX_DIST_NAME_MAX];
-
-	pidx_dist_name(buf, sizeof(buf), cfg->dist, cfg->dist_param);
-	seq_printf(m, "%s\n", buf);
-}
-
-#define PIDX_SETTING(n) { .name = #n, .parse = parse_##n, .show = show_##n }
-#define PIDX_SETTING_U32(n)						\
-	{ .name = #n, .parse = parse_##n,				\
-	  .u32_offset = offsetof(struct pidx_config, n) }
-
-/* pid_max before keys: module parameters are applied in this order */
-static const struct pidx_setting pidx_settings[] = {
-	PIDX_SETTING(indexes),
-	PIDX_SETTING(workload),
-	PIDX_SETTING(mix),
-	PIDX_SETTING_U32(pid_max),
-	PIDX_SETTING_U32(keys),
-	PIDX_SETTING_U32(ops),
-	PIDX_SETTING(mode),
-	PIDX_SETTING(cpus),
-	PIDX_SETTING_U32(repeat),
-	PIDX_SETTING(seed),
-	PIDX_SETTING_U32(fork_window),
-	PIDX_SETTING_U32(sl_p),
-	PIDX_SETTING_U32(sl_max_level),
-	PIDX_SETTING_U32(rb_level),
-	PIDX_SETTING_U32(trace_visits),
-	PIDX_SETTING(node),
-	PIDX_SETTING(pmu),
-	PIDX_SETTING_U32(fork_lookups),
-	PIDX_SETTING(fork_exit),
-	PIDX_SETTING_U32(dependent),
-	PIDX_SETTING(shape),
-	PIDX_SETTING(dist),
-	PIDX_SETTING_U32(levels),
-};
-
-/* Module parameters: the same words as the files, applied at load. */
-static char *pidx_params[ARRAY_SIZE(pidx_settings)];
-module_param_named(indexes, pidx_params[0], charp, 0444);
-module_param_named(workload, pidx_params[1], charp, 0444);
-module_param_named(mix, pidx_params[2], charp, 0444);
-module_param_named(pid_max, pidx_params[3], charp, 0444);
-module_param_named(keys, pidx_params[4], charp, 0444);
-module_param_named(ops, pidx_params[5], charp, 0444);
-module_param_named(mode, pidx_params[6], charp, 0444);
-module_param_named(cpus, pidx_params[7], charp, 0444);
-module_param_named(repeat, pidx_params[8], charp, 0444);
-module_param_named(seed, pidx_params[9], charp, 0444);
-module_param_named(fork_window, pidx_params[10], charp, 0444);
-module_param_named(sl_p, pidx_params[11], charp, 0444);
-module_param_named(sl_max_level, pidx_params[12], charp, 0444);
-module_param_named(rb_level, pidx_params[13], charp, 0444);
-module_param_named(trace_visits, pidx_params[14], charp, 0444);
-module_param_named(node, pidx_params[15], charp, 0444);
-module_param_named(pmu, pidx_params[16], charp, 0444);
-module_param_named(fork_lookups, pidx_params[17], charp, 0444);
-module_param_named(fork_exit, pidx_params[18], charp, 0444);
-module_param_named(dependent, pidx_params[19], charp, 0444);
-module_param_named(shape, pidx_params[20], charp, 0444);
-module_param_named(dist, pidx_params[21], charp, 0444);
-module_param_named(levels, pidx_params[22], charp, 0444);
-MODULE_PARM_DESC(indexes, "initial settings: each parameter takes the words of the debugfs file of its name");
-MODULE_PARM_DESC(mode, "ipi or kthread; the default is ipi, or kthread on PREEMPT_RT (where ipi storms may only read)");
 
 /* Copies a user write into @buf as a trimmed string; refuses empty/overlong. */
 static int pidx_get_user_word(const char __user *ubuf, size_t count,
@@ -398,93 +40,73 @@ static int pidx_get_user_word(const char __user *ubuf, size_t count,
 	return **word ? 0 : -EINVAL;
 }
 
-/* one setting at a time: writers hold pidx_ui->cfg_lock */
-static struct pidx_config pidx_cfg_new;
-
-/*
- * A run or selftest copies the settings and sets pidx_ui->running under
- * pidx_ui->cfg_lock, so testing pidx_ui->running here refuses exactly the writes
- * that would land while one is in flight; two settings writers only wait
- * for each other.
- */
-static int pidx_apply_setting(const struct pidx_setting *set, char *val)
+/* A write of one word, which @take takes, or refuses with its answer. */
+static ssize_t pidx_write_word(const char __user *ubuf, size_t count,
+			       int (*take)(const void *data, char *word),
+			       const void *data)
 {
-	int ret = -EBUSY;
-
-	mutex_lock(&pidx_ui->cfg_lock);
-	if (!pidx_ui->running) {
-		pidx_cfg_new = pidx_ui->cfg;
-		ret = set->parse(&pidx_cfg_new, val);
-		if (!ret)
-			pidx_ui->cfg = pidx_cfg_new;
-	}
-	mutex_unlock(&pidx_ui->cfg_lock);
-	return ret;
-}
-
-static ssize_t pidx_setting_write(struct file *file, const char __user *ubuf,
-				  size_t count, loff_t *ppos)
-{
-	const struct pidx_setting *set = file_inode(file)->i_private;
-	char *buf, *val;
+	char *buf, *word;
 	int ret;
 
 	buf = kmalloc(PIDX_WRITE_MAX, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	ret = pidx_get_user_word(ubuf, count, buf, &val);
+	ret = pidx_get_user_word(ubuf, count, buf, &word);
 	if (!ret)
-		ret = pidx_apply_setting(set, val);
+		ret = take(data, word);
 	kfree(buf);
 	return ret ? ret : count;
 }
 
-static int pidx_setting_show(struct seq_file *m, void *v)
-{
-	const struct pidx_setting *set = m->private;
+/* The newer kernels' DEFINE_SHOW_STORE_ATTRIBUTE, which 6.1 lacks */
+#ifndef DEFINE_SHOW_STORE_ATTRIBUTE
+#define DEFINE_SHOW_STORE_ATTRIBUTE(__name)				\
+static int __name ## _open(struct inode *inode, struct file *file)	\
+{									\
+	return single_open(file, __name ## _show, inode->i_private);	\
+}									\
+									\
+static const struct file_operations __name ## _fops = {			\
+	.owner		= THIS_MODULE,					\
+	.open		= __name ## _open,				\
+	.read		= seq_read,					\
+	.write		= __name ## _write,				\
+	.llseek		= seq_lseek,					\
+	.release	= single_release,				\
+}
+#endif
 
-	mutex_lock(&pidx_ui->cfg_lock);
-	if (set->show)
-		set->show(m, &pidx_ui->cfg);
-	else
-		seq_printf(m, "%u\n", *(u32 *)((char *)&pidx_ui->cfg + set->u32_offset));
-	mutex_unlock(&pidx_ui->cfg_lock);
+/* a setting's file: its row in pidx_settings.c is the file's data */
+static int pidx_setting_take(const void *set, char *word)
+{
+	return pidx_setting_set(pidx_ui, set, word);
+}
+
+static ssize_t pidx_setting_file_write(struct file *file, const char __user *ubuf,
+				       size_t count, loff_t *ppos)
+{
+	return pidx_write_word(ubuf, count, pidx_setting_take,
+			       file_inode(file)->i_private);
+}
+
+static int pidx_setting_file_show(struct seq_file *m, void *v)
+{
+	pidx_setting_show(pidx_ui, m->private, m);
 	return 0;
 }
-
-static int pidx_setting_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, pidx_setting_show, inode->i_private);
-}
-
-static const struct file_operations pidx_setting_fops = {
-	.owner		= THIS_MODULE,
-	.open		= pidx_setting_open,
-	.read		= seq_read,
-	.write		= pidx_setting_write,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
+DEFINE_SHOW_STORE_ATTRIBUTE(pidx_setting_file);
 
 /*
  * stall_test (tests only): milliseconds the next storm's first batch spins,
  * with interrupts off in ipi mode.  Validated like a setting, and kept under
  * the kernel's soft-lockup and RCU stall thresholds (PIDX_STALL_TEST_MAX_MS).
  */
-static ssize_t pidx_stall_test_write(struct file *file, const char __user *ubuf,
-				     size_t count, loff_t *ppos)
+static int pidx_stall_test_take(const void *data, char *word)
 {
-	char *buf, *val;
 	u32 ms;
 	int ret;
 
-	buf = kmalloc(PIDX_WRITE_MAX, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	ret = pidx_get_user_word(ubuf, count, buf, &val);
-	if (!ret)
-		ret = pidx_parse_u32(val, 0, PIDX_STALL_TEST_MAX_MS, &ms);
-	kfree(buf);
+	ret = pidx_parse_u32(word, 0, PIDX_STALL_TEST_MAX_MS, &ms);
 	if (ret)
 		return ret;
 	mutex_lock(&pidx_ui->cfg_lock);
@@ -493,7 +115,13 @@ static ssize_t pidx_stall_test_write(struct file *file, const char __user *ubuf,
 	else
 		WRITE_ONCE(pidx_ui->stall_test_ms, ms);
 	mutex_unlock(&pidx_ui->cfg_lock);
-	return ret ? ret : count;
+	return ret;
+}
+
+static ssize_t pidx_stall_test_write(struct file *file, const char __user *ubuf,
+				     size_t count, loff_t *ppos)
+{
+	return pidx_write_word(ubuf, count, pidx_stall_test_take, NULL);
 }
 
 static int pidx_stall_test_show(struct seq_file *m, void *v)
@@ -501,20 +129,7 @@ static int pidx_stall_test_show(struct seq_file *m, void *v)
 	seq_printf(m, "%u\n", READ_ONCE(pidx_ui->stall_test_ms));
 	return 0;
 }
-
-static int pidx_stall_test_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, pidx_stall_test_show, NULL);
-}
-
-static const struct file_operations pidx_stall_test_fops = {
-	.owner		= THIS_MODULE,
-	.open		= pidx_stall_test_open,
-	.read		= seq_read,
-	.write		= pidx_stall_test_write,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
+DEFINE_SHOW_STORE_ATTRIBUTE(pidx_stall_test);
 
 static const char *const pidx_cmd_names[] = {
 	[PIDX_CMD_NONE]		= "none",
@@ -563,20 +178,7 @@ static int pidx_testcase_show(struct seq_file *m, void *v)
 	mutex_unlock(&pidx_ui->cfg_lock);
 	return 0;
 }
-
-static int pidx_testcase_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, pidx_testcase_show, NULL);
-}
-
-static const struct file_operations pidx_testcase_fops = {
-	.owner		= THIS_MODULE,
-	.open		= pidx_testcase_open,
-	.read		= seq_read,
-	.write		= pidx_testcase_write,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
+DEFINE_SHOW_STORE_ATTRIBUTE(pidx_testcase);
 
 /*
  * trace: the replay workload's trace (pidx_trace.h, docs/traces.md).  A
@@ -1061,19 +663,7 @@ static int pidx_result_show(struct seq_file *m, void *v)
 	mutex_unlock(&pidx_ui->results_lock);
 	return 0;
 }
-
-static int pidx_result_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, pidx_result_show, NULL);
-}
-
-static const struct file_operations pidx_result_fops = {
-	.owner		= THIS_MODULE,
-	.open		= pidx_result_open,
-	.read		= seq_read,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
+DEFINE_SHOW_ATTRIBUTE(pidx_result);
 
 static void *pidx_csv_start(struct seq_file *m, loff_t *pos)
 {
@@ -1141,36 +731,6 @@ static int pidx_memory_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(pidx_memory);
 
-/* Module parameters, in table order; a pair that depends on each other gets a second try. */
-static int pidx_apply_params(void)
-{
-	unsigned int pass, i;
-	int ret = 0;
-
-	for (pass = 0; pass < 2; pass++) {
-		ret = 0;
-		for (i = 0; i < ARRAY_SIZE(pidx_settings); i++) {
-			char *val;
-
-			if (!pidx_params[i])
-				continue;
-			val = kstrdup(pidx_params[i], GFP_KERNEL);
-			if (!val)
-				return -ENOMEM;
-			if (pidx_apply_setting(&pidx_settings[i], strim(val))) {
-				if (pass)
-					pr_err("pidx: invalid parameter %s=%s\n",
-					       pidx_settings[i].name, pidx_params[i]);
-				ret = -EINVAL;
-			}
-			kfree(val);
-		}
-		if (!ret)
-			break;
-	}
-	return ret;
-}
-
 /*
  * One control file in pidx_dir; the first failure sticks in *@err.  The
  * files are all of pidx's interface, so unlike most debugfs users the module
@@ -1185,13 +745,18 @@ static void pidx_debugfs_file(const char *name, umode_t mode, void *data,
 		*err = PTR_ERR(d);
 }
 
+static void pidx_setting_file(const struct pidx_setting *set, void *err)
+{
+	pidx_debugfs_file(pidx_setting_name(set), 0600, (void *)set,
+			  &pidx_setting_file_fops, err);
+}
+
 int pidx_debugfs_init(struct pidx_state *st)
 {
-	unsigned int i;
 	int ret;
 
 	pidx_ui = st;
-	ret = pidx_apply_params();
+	ret = pidx_settings_load(st);
 	if (ret)
 		return ret;
 	pidx_dir = debugfs_create_dir("pidx", NULL);
@@ -1204,9 +769,7 @@ int pidx_debugfs_init(struct pidx_state *st)
 	pidx_debugfs_file("memory", 0400, NULL, &pidx_memory_fops, &ret);
 	pidx_debugfs_file("stall_test", 0600, NULL, &pidx_stall_test_fops, &ret);
 	pidx_debugfs_file("trace", 0600, NULL, &pidx_trace_fops, &ret);
-	for (i = 0; i < ARRAY_SIZE(pidx_settings); i++)
-		pidx_debugfs_file(pidx_settings[i].name, 0600,
-				  (void *)&pidx_settings[i], &pidx_setting_fops, &ret);
+	pidx_settings_for_each(pidx_setting_file, &ret);
 	if (ret)
 		debugfs_remove_recursive(pidx_dir);
 	return ret;
