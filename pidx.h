@@ -417,8 +417,9 @@ static __always_inline void pidx_race_delay(void)
  * not make (idr: idr_find() before idr_replace() and idr_remove()) makes it
  * only while this key is on: the selftest turns it on for its phases, and
  * storms run with it off, so that a timed path does the kernel's steps and
- * no more.  Off, such an index leaves a publish of a published number
- * undefined, as the kernel does.
+ * no more.  Off, such an index leaves a publish of a number the caller does
+ * not hold reserved undefined, as the kernel does (maple's publish() of an
+ * absent number then stores it; idr's and lazyskip's still refuse it).
  */
 DECLARE_STATIC_KEY_FALSE(pidx_contract_checks);
 

@@ -347,17 +347,18 @@ static int idr_onelock_alloc_publish(struct pidx_index *idx, void *value,
 /*
  * 6.1's publish of every level, in one hold: alloc_pid()'s idr_replace()
  * loop, deepest first.  Under the contract checks a level already published
- * refuses all before anything is stored.  A level not reserved
- * (idr_replace()'s own refusal) puts the levels stored before it back to
- * reserved, so that a refusal leaves every level as it was: that is the
- * error path, which the kernel's caller, owning every number, never takes.
+ * refuses all before anything is stored.  A level not allocated
+ * (idr_replace()'s own refusal) puts back what the levels stored before it
+ * held, so that a refusal leaves every level as it was, checks or none:
+ * that is the error path, which the kernel's caller, owning every number,
+ * never takes.
  */
 static int idr_ref_publish_levels(struct pidx_index *const *idx,
 				  unsigned int n, const u32 *nr, void *value)
 {
 	struct pidx_idr *r0 = to_pidx_idr(idx[0]);
 	unsigned long flags;
-	void *old = NULL;
+	void *old = NULL, *prev[PIDX_LEVELS_MAX];
 	int i, ret = -EEXIST;
 
 	spin_lock_irqsave(r0->lock, flags);
@@ -367,12 +368,18 @@ static int idr_ref_publish_levels(struct pidx_index *const *idx,
 	if (!old) {
 		/* checked, not yet stored: a reader still misses the numbers */
 		pidx_race_delay();
-		for (i = n - 1; i >= 0 && !IS_ERR(old); i--)
-			old = idr_replace(&to_pidx_idr(idx[i])->idr, value, nr[i]);
+		for (i = n - 1; i >= 0 && !IS_ERR(old); i--) {
+			prev[i] = idr_replace(&to_pidx_idr(idx[i])->idr, value, nr[i]);
+			old = prev[i];
+		}
 		ret = PTR_ERR_OR_ZERO(old);
+		/*
+		 * each level stored gets back what it held: NULL, or, with
+		 * the checks off, a value published before
+		 */
 		if (ret)
 			for (i += 2; i < (int)n; i++)
-				idr_replace(&to_pidx_idr(idx[i])->idr, NULL, nr[i]);
+				idr_replace(&to_pidx_idr(idx[i])->idr, prev[i], nr[i]);
 	}
 	spin_unlock_irqrestore(r0->lock, flags);
 	for (i = 0; i < (int)n && !ret; i++)

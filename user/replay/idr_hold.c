@@ -572,6 +572,22 @@ static void levels(const struct pidx_ops *o)
 		       o->remove(x[i], other[i]), 0);
 	}
 	contract_checks(false);
+	/*
+	 * with the checks off too, a level not held refuses all, and a value
+	 * stored over at a deeper level is put back, not lost
+	 */
+	for (i = 0; i < LEVELS; i++)
+		other[i] = 3000 + i;
+	o->insert(x[2], other[2], GFP_KERNEL);
+	o->publish(x[2], other[2], fake(other[2]));
+	o->insert(x[1], other[1], GFP_KERNEL);
+	ret = o->publish_levels(x, LEVELS, other, obj);
+	snprintf(what, sizeof(what), "publish_levels, level 0 not held, checks off");
+	expect(what, "result", ret, -ENOENT);
+	sees(what, o, x[2], other[2], fake(other[2]));
+	sees(what, o, x[1], other[1], NULL);
+	expect(what, "remove of level 2's", o->remove(x[2], other[2]), 0);
+	expect(what, "remove of level 1's", o->remove(x[1], other[1]), 0);
 
 	count_begin(0);
 	ret = o->remove_levels(x, LEVELS, nr);

@@ -11,9 +11,11 @@
  *
  * A storm thread stands for the CPU it is pinned to, and only one thread
  * stands for a CPU at a time, so this_cpu_*() need no atomics, as in the
- * kernel.  Threads that stand for no CPU (liburcu's call_rcu thread, the
- * workqueue) have offset 0: the section itself, used by none of the index
- * files' per-CPU code on their paths.
+ * kernel.  Threads that stand for no CPU (liburcu's call_rcu threads, the
+ * workqueue) have offset 0: the section itself, which several of them may
+ * write at once.  Only pidx_mem (pidx.h) is charged there, by RCU
+ * callbacks and the hash's resize, and it is atomic for that reason: a
+ * this_cpu_add() on it would lose counts.
  */
 #ifndef _KC_PERCPU_H
 #define _KC_PERCPU_H
