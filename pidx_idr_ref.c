@@ -650,44 +650,35 @@ static void idr_ref_nodes(struct pidx_index *idx, u64 count[PIDX_NODES_MAX])
 	idr_ref_walk(to_pidx_idr(idx), count);
 }
 
+/* one IDR, used two ways: the tables differ in alloc_publish and describe */
+#define IDR_REF_OPS							\
+	.create		= idr_ref_create,				\
+	.destroy	= idr_ref_destroy,				\
+	.alloc		= idr_ref_alloc,				\
+	.insert		= idr_ref_insert,				\
+	.publish	= idr_ref_publish,				\
+	.publish_levels	= idr_ref_publish_levels,			\
+	.remove_levels	= idr_ref_remove_levels,			\
+	.lookup		= idr_ref_lookup,				\
+	.remove		= idr_ref_remove,				\
+	.find_ge	= idr_ref_find_ge,				\
+	.set_cursor	= idr_ref_set_cursor,				\
+	.verify		= idr_ref_verify,				\
+	.mem_bytes	= idr_ref_mem_bytes,				\
+	.nodes		= idr_ref_nodes
+
 const struct pidx_ops pidx_idr_ops = {
 	.name		= "idr",
 	.desc		= "kernel IDR (radix tree) used as kernel/pid.c 6.1 does",
-	.create		= idr_ref_create,
-	.destroy	= idr_ref_destroy,
-	.alloc		= idr_ref_alloc,
-	.insert		= idr_ref_insert,
-	.publish	= idr_ref_publish,
-	.publish_levels	= idr_ref_publish_levels,
-	.remove_levels	= idr_ref_remove_levels,
-	.lookup		= idr_ref_lookup,
-	.remove		= idr_ref_remove,
-	.find_ge	= idr_ref_find_ge,
-	.set_cursor	= idr_ref_set_cursor,
-	.verify		= idr_ref_verify,
-	.mem_bytes	= idr_ref_mem_bytes,
+	IDR_REF_OPS,
 	.describe	= idr_ref_describe,
-	.nodes		= idr_ref_nodes,
 };
 
 const struct pidx_ops pidx_idr_onelock_ops = {
 	.name		= "idr_onelock",
 	.desc		= "kernel IDR as mainline's alloc_pid() uses it (one lock hold)",
-	.create		= idr_ref_create,
-	.destroy	= idr_ref_destroy,
-	.alloc		= idr_ref_alloc,
-	.insert		= idr_ref_insert,
-	.publish	= idr_ref_publish,
+	IDR_REF_OPS,
 	.alloc_publish	= idr_onelock_alloc_publish,
 	.alloc_publish_levels = idr_onelock_alloc_publish_levels,
-	.publish_levels	= idr_ref_publish_levels,
-	.remove_levels	= idr_ref_remove_levels,
-	.lookup		= idr_ref_lookup,
-	.remove		= idr_ref_remove,
-	.find_ge	= idr_ref_find_ge,
-	.set_cursor	= idr_ref_set_cursor,
-	.verify		= idr_ref_verify,
-	.mem_bytes	= idr_ref_mem_bytes,
 	.describe	= idr_onelock_describe,
-	.nodes		= idr_ref_nodes,
 };

@@ -927,22 +927,26 @@ static void lfr_nodes(struct pidx_index *idx, u64 count[PIDX_NODES_MAX])
 	lfr_walk(&w, lf->root, lf->top_shift, 0);
 }
 
+/* lfradix_pc is lfradix but for its create (per-CPU ranges): the rest */
+#define LFR_OPS								\
+	.destroy	= lfr_destroy,					\
+	.alloc		= lfr_alloc,					\
+	.insert		= lfr_insert,					\
+	.publish	= lfr_publish,					\
+	.lookup		= lfr_lookup,					\
+	.remove		= lfr_remove,					\
+	.find_ge	= lfr_find_ge,					\
+	.set_cursor	= lfr_set_cursor,				\
+	.verify		= lfr_verify,					\
+	.mem_bytes	= lfr_mem_bytes,				\
+	.describe	= lfr_describe,					\
+	.nodes		= lfr_nodes
+
 const struct pidx_ops pidx_lfradix_ops = {
 	.name		= "lfradix",
 	.desc		= "radix tree, lock-free writers: bitmap claims, one slot each",
 	.create		= lfr_create,
-	.destroy	= lfr_destroy,
-	.alloc		= lfr_alloc,
-	.insert		= lfr_insert,
-	.publish	= lfr_publish,
-	.lookup		= lfr_lookup,
-	.remove		= lfr_remove,
-	.find_ge	= lfr_find_ge,
-	.set_cursor	= lfr_set_cursor,
-	.verify		= lfr_verify,
-	.mem_bytes	= lfr_mem_bytes,
-	.describe	= lfr_describe,
-	.nodes		= lfr_nodes,
+	LFR_OPS,
 };
 
 const struct pidx_ops pidx_lfradix_pc_ops = {
@@ -950,16 +954,5 @@ const struct pidx_ops pidx_lfradix_pc_ops = {
 	.desc		= "lfradix, numbers from per-CPU ranges of 512 (not cyclic across CPUs)",
 	.alloc_ranges	= true,
 	.create		= lfr_pc_create,
-	.destroy	= lfr_destroy,
-	.alloc		= lfr_alloc,
-	.insert		= lfr_insert,
-	.publish	= lfr_publish,
-	.lookup		= lfr_lookup,
-	.remove		= lfr_remove,
-	.find_ge	= lfr_find_ge,
-	.set_cursor	= lfr_set_cursor,
-	.verify		= lfr_verify,
-	.mem_bytes	= lfr_mem_bytes,
-	.describe	= lfr_describe,
-	.nodes		= lfr_nodes,
+	LFR_OPS,
 };

@@ -42,15 +42,18 @@ void pidx_config_defaults(struct pidx_config *cfg)
 	cfg->indexes = pidx_indexes_all();
 }
 
+/* all of *@p: a member added to pidx_params is 0 here, not stack garbage */
 void pidx_fill_params(const struct pidx_config *cfg, struct pidx_params *p)
 {
-	p->pid_max = cfg->pid_max;
-	p->sl_p = cfg->sl_p;
-	p->sl_max_level = cfg->sl_max_level;
-	p->rb_level = cfg->rb_level;
-	p->seed = cfg->seed;
-	p->node = cfg->node;
-	p->group = NULL;
+	*p = (struct pidx_params){
+		.pid_max	= cfg->pid_max,
+		.sl_p		= cfg->sl_p,
+		.sl_max_level	= cfg->sl_max_level,
+		.rb_level	= cfg->rb_level,
+		.seed		= cfg->seed,
+		.node		= cfg->node,
+		.group		= NULL,
+	};
 }
 
 /* Position @j in the storm's order: the shape's index there. */

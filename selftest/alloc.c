@@ -135,9 +135,7 @@ void pidx_st_alloc_fill(struct pidx_st *st)
 			goto out;
 	}
 	t.ctx = &c;
-	ret = pidx_st_team_start(&t, n, cpu_online_mask, ft, sizeof(*ft),
-				 ST_FILL_MS);
-	pidx_st_team_end(&t);
+	ret = pidx_st_team_run(&t, n, ft, sizeof(*ft), ST_FILL_MS);
 	if (!CHECK_EQ(st, ret, 0, "starting the alloc threads"))
 		goto out;
 
@@ -399,9 +397,7 @@ void pidx_st_alloc_wrap(struct pidx_st *st)
 	bitmap_copy(c.prefilled, o.bits, ST_WRAP_PID_MAX);
 
 	t.ctx = &c;
-	ret = pidx_st_team_start(&t, n, cpu_online_mask, wt, sizeof(*wt),
-				 ST_WRAP_MS);
-	pidx_st_team_end(&t);
+	ret = pidx_st_team_run(&t, n, wt, sizeof(*wt), ST_WRAP_MS);
 	if (!CHECK_EQ(st, ret, 0, "starting the alloc threads"))
 		goto out;
 

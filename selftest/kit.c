@@ -704,3 +704,16 @@ void pidx_st_team_end(struct pidx_st_team *t)
 	t->tasks = NULL;
 	t->w = NULL;
 }
+
+/*
+ * A team on the online CPUs, waited for to its end: what a phase does that
+ * has nothing to do while its threads run.  The start's error, or 0.
+ */
+int pidx_st_team_run(struct pidx_st_team *t, unsigned int n, void *priv,
+		     size_t size, unsigned int ms)
+{
+	int ret = pidx_st_team_start(t, n, cpu_online_mask, priv, size, ms);
+
+	pidx_st_team_end(t);
+	return ret;
+}

@@ -228,5 +228,7 @@ int pidx_st_team_start(struct pidx_st_team *t, unsigned int n,
 		       const struct cpumask *cpus, void *priv,
 		       size_t size, unsigned int ms);
 void pidx_st_team_end(struct pidx_st_team *t);
+int pidx_st_team_run(struct pidx_st_team *t, unsigned int n, void *priv,
+		     size_t size, unsigned int ms);
 
 #endif /* _PIDX_SELFTEST_KIT_H */

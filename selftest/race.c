@@ -555,9 +555,7 @@ static void pidx_st_race_round(struct pidx_st *st, u32 nkeys, bool tall,
 	}
 
 	t.ctx = &c;
-	ret = pidx_st_team_start(&t, n, cpu_online_mask, rt, sizeof(*rt),
-				 ST_RACE_ROUND_MS);
-	pidx_st_team_end(&t);
+	ret = pidx_st_team_run(&t, n, rt, sizeof(*rt), ST_RACE_ROUND_MS);
 	if (!CHECK_EQ(st, ret, 0, "starting the race threads"))
 		goto out;
 

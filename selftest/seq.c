@@ -126,6 +126,44 @@ static void pidx_st_publish_absent(struct pidx_st *st, struct pidx_index *idx,
 }
 
 /*
+ * What a long sequence of calls starts from: the oracle, an index of
+ * @pid_max and, where the index has alloc_publish(), @nobj objects for it
+ * to publish (*@obj, else NULL).  NULL, with nothing held, if one of them
+ * could not be had; else pidx_st_seq_end() frees them.
+ */
+static struct pidx_index *pidx_st_seq_begin(struct pidx_st *st,
+					    struct pidx_oracle *o,
+					    struct pidx_st_obj **obj,
+					    u32 pid_max, u32 nobj)
+{
+	struct pidx_index *idx;
+
+	*obj = NULL;
+	if (pidx_oracle_init(o, pid_max))
+		return NULL;
+	if (st->ops->alloc_publish) {
+		*obj = kvcalloc(nobj, sizeof(**obj), GFP_KERNEL);
+		if (!*obj)
+			goto out;
+	}
+	idx = pidx_st_create(st, pid_max);
+	if (idx)
+		return idx;
+out:
+	kvfree(*obj);
+	pidx_oracle_free(o);
+	return NULL;
+}
+
+static void pidx_st_seq_end(struct pidx_st *st, struct pidx_index *idx,
+			    struct pidx_oracle *o, struct pidx_st_obj *obj)
+{
+	st->ops->destroy(idx);
+	kvfree(obj);
+	pidx_oracle_free(o);
+}
+
+/*
  * The two phases of the map (pidx.h): a reservation is held but invisible
  * to lookup() and find_ge(), publish() makes its value visible, the
  * publishes the contract refuses change nothing, and a number removed and
@@ -295,18 +333,14 @@ void pidx_st_alloc_publish(struct pidx_st *st)
 	u32 i, used = 0, wrong = 0, wrong_nr = 0, wrong_val = 0;
 	struct pidx_st_obj *obj;
 	struct pidx_oracle o;
-	struct pidx_index *idx = NULL;
+	struct pidx_index *idx;
 	int got, want;
 
 	if (!st->ops->alloc_publish)
 		return;
-	if (pidx_oracle_init(&o, pid_max))
-		return;
-	obj = kvcalloc(nobj, sizeof(*obj), GFP_KERNEL);
-	if (obj)
-		idx = pidx_st_create(st, pid_max);
+	idx = pidx_st_seq_begin(st, &o, &obj, pid_max, nobj);
 	if (!idx)
-		goto out;
+		return;
 
 	/* a reservation first: alloc_publish() goes on from its cursor */
 	got = st->ops->alloc(idx, GFP_KERNEL);
@@ -355,10 +389,7 @@ void pidx_st_alloc_publish(struct pidx_st *st)
 	CHECK_EQ(st, st->ops->alloc_publish(idx, &obj[used], &obj[used].nr, GFP_KERNEL),
 		 -ENOSPC, "alloc_publish never goes below the reserved floor after a wrap");
 	pidx_st_compare(st, idx, &o, "alloc_publish after a wrap and -ENOSPC");
-	st->ops->destroy(idx);
-out:
-	kvfree(obj);
-	pidx_oracle_free(&o);
+	pidx_st_seq_end(st, idx, &o, obj);
 }
 
 /*
@@ -419,23 +450,16 @@ void pidx_st_faults(struct pidx_st *st)
 	u64 rng = pidx_rand_seed(st->cfg->seed, 0xfa17);
 	/* the first disagreement, logged once nothing can fail any more */
 	int got, want, mark, bad[4] = { 0 };
-	struct pidx_st_obj *obj = NULL;
+	struct pidx_st_obj *obj;
 	struct pidx_oracle o;
 	struct pidx_index *idx;
 	gfp_t gfp;
 
 	if (!(READ_ONCE(pidx_fault_inject) & PIDX_FAULT_SELFTEST))
 		return;
-	if (pidx_oracle_init(&o, pid_max))
-		return;
-	if (st->ops->alloc_publish) {
-		obj = kvcalloc(nops, sizeof(*obj), GFP_KERNEL);
-		if (!obj)
-			goto out;
-	}
-	idx = pidx_st_create(st, pid_max);
+	idx = pidx_st_seq_begin(st, &o, &obj, pid_max, nops);
 	if (!idx)
-		goto out;
+		return;
 	mark = pidx_fault_mark(true);
 	for (i = 0; i < nops; i++) {
 		u32 op = pidx_rand_below(&rng, 100);
@@ -512,10 +536,7 @@ void pidx_st_faults(struct pidx_st *st)
 	CHECK_EQ(st, st->ops->verify(idx), 0, "verify after the faults and a drain");
 	pidx_log_printf(st->log, "  faults: %u ops, %u refused with -ENOMEM (%u of them removes)\n",
 			nops, refused, refused_rm);
-	st->ops->destroy(idx);
-out:
-	kvfree(obj);
-	pidx_oracle_free(&o);
+	pidx_st_seq_end(st, idx, &o, obj);
 }
 
 /*
@@ -525,7 +546,7 @@ out:
  */
 void pidx_st_random(struct pidx_st *st, u32 pid_max, u32 nops)
 {
-	struct pidx_st_obj *obj = NULL;
+	struct pidx_st_obj *obj;
 	struct pidx_oracle o;
 	struct pidx_index *idx;
 	u64 rng = pidx_rand_seed(st->cfg->seed, pid_max);
@@ -533,16 +554,9 @@ void pidx_st_random(struct pidx_st *st, u32 pid_max, u32 nops)
 	long got, want;
 	int pwant;
 
-	if (pidx_oracle_init(&o, pid_max))
-		return;
-	if (st->ops->alloc_publish) {
-		obj = kvcalloc(nops, sizeof(*obj), GFP_KERNEL);
-		if (!obj)
-			goto out;
-	}
-	idx = pidx_st_create(st, pid_max);
+	idx = pidx_st_seq_begin(st, &o, &obj, pid_max, nops);
 	if (!idx)
-		goto out;
+		return;
 	for (i = 0; i < nops; i++) {
 		u32 op = pidx_rand_below(&rng, 100);
 		bool reserve = false;
@@ -600,10 +614,7 @@ void pidx_st_random(struct pidx_st *st, u32 pid_max, u32 nops)
 	/* a dense space: fill what is left, then all of it must be taken */
 	pidx_st_fill(st, idx, &o);
 	pidx_st_compare(st, idx, &o, "refill");
-	st->ops->destroy(idx);
-out:
-	kvfree(obj);
-	pidx_oracle_free(&o);
+	pidx_st_seq_end(st, idx, &o, obj);
 }
 
 /*
