@@ -9,7 +9,7 @@ import math
 import os
 
 # the report's package beside this one: one name for each workload
-from pidxreport.data import workload_label
+from pidxreport.data import rejoin_extra, workload_label
 
 from .common import CG, KVM_NOTE, TCG_NOTE, PlotError
 
@@ -147,12 +147,7 @@ class Run:
                     line = reader.line_num
                     if not cells or not any(c.strip() for c in cells):
                         continue
-                    if len(cells) > len(header) and "extra" in header:
-                        # `extra` is free text: keep any commas in it
-                        e = header.index("extra")
-                        n = len(cells) - len(header) + 1
-                        cells = cells[:e] + [",".join(cells[e:e + n])] + \
-                            cells[e + n:]
+                    cells = rejoin_extra(cells, header)
                     if len(cells) != len(header):
                         raise PlotError(f"{path} line {line}: {len(cells)} "
                                         f"fields, header has {len(header)}")

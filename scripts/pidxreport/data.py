@@ -67,6 +67,16 @@ def number(text):
     return int(v) if v.is_integer() and "." not in text else v
 
 
+def rejoin_extra(cells, header):
+    """A results.csv line's cells, with the commas of its free-text `extra`
+    column rejoined: a line with more cells than the header has them there."""
+    if len(cells) > len(header) and "extra" in header:
+        e = header.index("extra")
+        n = len(cells) - len(header) + 1
+        cells = cells[:e] + [",".join(cells[e:e + n])] + cells[e + n:]
+    return cells
+
+
 def read_meta(path):
     meta = {}
     if not os.path.isfile(path):
@@ -173,12 +183,7 @@ class Results:
             for cells in reader:
                 if not any(c.strip() for c in cells):
                     continue
-                if len(cells) > len(header) and "extra" in header:
-                    # extra is free text: its commas are rejoined
-                    e = header.index("extra")
-                    n = len(cells) - len(header) + 1
-                    cells = cells[:e] + [",".join(cells[e:e + n])] + \
-                        cells[e + n:]
+                cells = rejoin_extra(cells, header)
                 if len(cells) != len(header):
                     raise ReportError(f"{path} line {reader.line_num}: "
                                       f"{len(cells)} fields, header has "
