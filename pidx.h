@@ -321,6 +321,13 @@ static inline u32 pidx_rand_below(u64 *state, u32 n)
 }
 
 /*
+ * PIDX_SYSTEM: the index files compiled into a kernel as its PID index
+ * (system/, docs/system.md).  The test hooks below are the module's: they
+ * compile to nothing there, so that the kernel's timed paths are the
+ * indexes' own and it carries no setting that only the selftest turns.
+ */
+
+/*
  * verify(): count a violation in *@bad, and log it under @who while few
  * have been (pidx_verify.c).
  */
@@ -333,9 +340,16 @@ void pidx_verify_bad(unsigned int *bad, const char *who, const char *fmt, ...);
  * -ENOMEM path of an index whose removal allocates can be reached without
  * a fault-injection kernel.  Indexes call it just before such allocations.
  */
+#ifdef PIDX_SYSTEM
+static inline bool pidx_fault_remove_alloc(void)
+{
+	return false;
+}
+#else
 bool pidx_fault_remove_alloc(void);
 /* the parameter itself: the selftest sets it for a while, under the run lock */
 extern unsigned int pidx_fail_remove_alloc;
+#endif
 
 /*
  * The node for an allocation of index memory that holds @key: the setting
@@ -345,7 +359,15 @@ extern unsigned int pidx_fail_remove_alloc;
  * lost its memory since the setting was made), never a node the allocators
  * cannot serve.
  */
+#ifdef PIDX_SYSTEM
+/* a PID namespace's index takes the allocating CPU's node, as idr's nodes do */
+static inline int pidx_mem_node(int setting, u32 key)
+{
+	return NUMA_NO_NODE;
+}
+#else
 int pidx_mem_node(int setting, u32 key);
+#endif
 
 /* A node whose memory index objects can be asked for: online, with memory. */
 static inline bool pidx_node_has_memory(int node)
@@ -374,8 +396,30 @@ static inline void pidx_count_node(const void *obj, u64 count[PIDX_NODES_MAX])
  * already counted.  Off (the default) each call is a static branch that
  * jumps over the call, so timing runs pay nothing measurable.
  */
-DECLARE_STATIC_KEY_FALSE(pidx_visits_on);
+/* declared for both builds: PIDX_SYSTEM's calls are dead code */
 void __pidx_visit(const void *p, size_t len, bool node);
+
+#ifdef PIDX_SYSTEM
+static __always_inline bool pidx_visits_enabled(void)
+{
+	return false;
+}
+
+static __always_inline void pidx_visit_node(const void *p, size_t len)
+{
+}
+
+static __always_inline void pidx_visit_more(const void *p, size_t len)
+{
+}
+#else
+DECLARE_STATIC_KEY_FALSE(pidx_visits_on);
+
+/* for an index whose visits take a walk of their own to count */
+static __always_inline bool pidx_visits_enabled(void)
+{
+	return static_branch_unlikely(&pidx_visits_on);
+}
 
 static __always_inline void pidx_visit_node(const void *p, size_t len)
 {
@@ -388,6 +432,7 @@ static __always_inline void pidx_visit_more(const void *p, size_t len)
 	if (static_branch_unlikely(&pidx_visits_on))
 		__pidx_visit(p, len, false);
 }
+#endif
 
 /*
  * Race hunting: writers call pidx_race_delay() in the windows where another
@@ -400,6 +445,11 @@ static __always_inline void pidx_visit_more(const void *p, size_t len)
  * hunts with it, while off each call is one NOP, so timing runs pay
  * nothing measurable, as with pidx_visits_on.
  */
+#ifdef PIDX_SYSTEM
+static __always_inline void pidx_race_delay(void)
+{
+}
+#else
 DECLARE_STATIC_KEY_FALSE(pidx_race_delays);
 void __pidx_race_delay(void);
 
@@ -408,6 +458,7 @@ static __always_inline void pidx_race_delay(void)
 	if (static_branch_unlikely(&pidx_race_delays))
 		__pidx_race_delay();
 }
+#endif
 
 /*
  * Contract checks: the refusals above that kernel/pid.c never needs, since
@@ -421,11 +472,19 @@ static __always_inline void pidx_race_delay(void)
  * not hold reserved undefined, as the kernel does (maple's publish() of an
  * absent number then stores it; idr's and lazyskip's still refuse it).
  */
+#ifdef PIDX_SYSTEM
+/* kernel/pid.c owns every number it publishes or removes */
+static __always_inline bool pidx_checking_contract(void)
+{
+	return false;
+}
+#else
 DECLARE_STATIC_KEY_FALSE(pidx_contract_checks);
 
 static __always_inline bool pidx_checking_contract(void)
 {
 	return static_branch_unlikely(&pidx_contract_checks);
 }
+#endif
 
 #endif /* _PIDX_H */

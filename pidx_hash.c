@@ -208,7 +208,7 @@ struct pidx_hash_seen {
 static __always_inline void pidx_hash_visit(const void *p, size_t len,
 					    bool *seen)
 {
-	if (static_branch_unlikely(&pidx_visits_on)) {
+	if (pidx_visits_enabled()) {
 		__pidx_visit(p, len, !*seen);
 		*seen = true;
 	}
@@ -221,7 +221,7 @@ static __always_inline void pidx_hash_visit_words(const unsigned long *map,
 						  unsigned long words,
 						  bool *seen)
 {
-	if (static_branch_unlikely(&pidx_visits_on) && from < words) {
+	if (pidx_visits_enabled() && from < words) {
 		to = min(to, words - 1);
 		__pidx_visit(&map[from], (to - from + 1) * sizeof(*map), !*seen);
 		*seen = true;

@@ -77,7 +77,7 @@ static inline struct pidx_hash *to_hash(struct pidx_index *idx)
 static __always_inline void pidx_hash_visit_slot(struct pidx_hash_tbl *t, u32 b,
 						 bool *seen)
 {
-	if (static_branch_unlikely(&pidx_visits_on)) {
+	if (pidx_visits_enabled()) {
 		__pidx_visit(t, offsetof(struct pidx_hash_tbl, buckets), !*seen);
 		__pidx_visit(&t->buckets[b], sizeof(t->buckets[b]), false);
 		*seen = true;

@@ -142,7 +142,7 @@ static void idr_ref_trace_path(struct pidx_idr *r, unsigned long index)
 
 static __always_inline void idr_ref_visits(struct pidx_idr *r, int index)
 {
-	if (static_branch_unlikely(&pidx_visits_on) && index >= 0)
+	if (pidx_visits_enabled() && index >= 0)
 		idr_ref_trace_path(r, index);
 }
 
