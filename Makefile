@@ -6,7 +6,8 @@
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 
-.PHONY: all module clean install help check check-debug check-matrix bench user
+.PHONY: all module clean install help check check-debug check-matrix bench user \
+	system-kernel systest
 
 # Without headers, one line that says what to do, instead of Kbuild's errors.
 ifneq ($(filter all module install,$(or $(MAKECMDGOALS),all)),)
@@ -25,6 +26,7 @@ clean:
 	else rm -f ./*.o ./*.ko ./*.mod ./*.mod.c ./.*.cmd ./selftest/*.o ./selftest/.*.cmd \
 		Module.symvers modules.order; fi
 	@$(MAKE) -s -C user clean
+	@$(MAKE) -s -C system/systest clean
 
 install:
 	$(MAKE) -C "$(KDIR)" M="$(CURDIR)" modules_install
@@ -32,6 +34,17 @@ install:
 # The index files built natively with the kernel's own lib/ files: user/pidx-user.
 user:
 	$(MAKE) -C user KDIR="$(KDIR)"
+
+# The system kernel: Debian's 6.1 with system/patches/, this tree's indexes in
+# kernel/pidx/ (docs/system.md); built once and cached.  Its last line of
+# output is the bzImage's path.
+system-kernel:
+	@paths=$$(scripts/build-debug-kernel.sh --system) && \
+		echo "$$paths" | sed -n 's/^KERNEL=//p'
+
+# The static test program that checks the kernel's PID rules with each index.
+systest:
+	$(MAKE) -C system/systest
 
 # The test suite: every check, ends with "N passed, N failed".
 check:
@@ -61,4 +74,7 @@ help:
 	@echo "  make bench      benchmark sweep and plots (FULL=1 for the full sweep); under QEMU also"
 	@echo "                  the user-space and cachegrind sweeps; see scripts/bench.sh --help"
 	@echo "  make user       user/pidx-user: the index files and the kernel's lib/ built natively"
+	@echo "  make system-kernel  Debian's 6.1 with pidx's indexes as its PID index (pidx.index=);"
+	@echo "                  prints the bzImage's path last (docs/system.md)"
+	@echo "  make systest    system/systest/pidx-systest, the system kernel's static test program"
 	@echo "variables: KDIR=<headers dir>  KVER=<kernel release>  W=1  C=1"

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR
-# build-debug-kernel.sh: build (once) and cache a debug kernel from Debian's
-# linux-source-6.1 -- KASAN with lockdep, PROVE_RCU and failslab, or (--kcsan) KCSAN with
-# weak-memory modelling -- so that pidx can be built against it and booted with
+# build-debug-kernel.sh: build (once) and cache a kernel from Debian's linux-source-6.1
+# with pidx's patch series (system/patches/, docs/system.md) -- KASAN with lockdep,
+# PROVE_RCU and failslab, or (--kcsan) KCSAN with weak-memory modelling, or (--system)
+# no checker at all -- so that pidx can be built against it and booted with
 # scripts/vm-run.sh.  The stock Debian kernels have none of these checkers, and they are
 # what catches the memory, locking, RCU and data-race bugs a concurrent index is prone to.
+# Every flavour carries the series, so that one kernel per checker tests both the module
+# and pidx's indexes as the kernel's own PID index.
 #
 # stdout carries exactly two lines, KERNEL=<bzImage> and HEADERS=<tree for KDIR=>, so that
 # callers can eval or parse them; everything else goes to stderr.  See usage().
@@ -24,9 +27,11 @@ case $CACHE_ROOT in /*) ;; *) CACHE_ROOT=$PWD/$CACHE_ROOT ;; esac
 
 usage() {
 	cat <<EOF
-Usage: scripts/build-debug-kernel.sh [--kcsan] [--print] [--help]
+Usage: scripts/build-debug-kernel.sh [--kcsan | --system] [--print] [--help]
 
-Builds Debian's $SRC_PKG as a debug kernel and caches it: x86_64_defconfig +
+Builds Debian's $SRC_PKG with pidx's patch series (system/patches/: a PID namespace's
+index chosen at boot with pidx.index= and in /sys/kernel/debug/pidx_system/; the index
+files are copied from this tree into kernel/pidx/) and caches it: x86_64_defconfig +
 kvm_guest.config, trimmed to what the test guest uses (no networking, graphics, sound,
 USB or disk drivers), DEBUG_ATOMIC_SLEEP, DEBUG_LIST, DEBUG_FS, the lockup and hung-task
 detectors, modules unsigned, no debug info, and then one checker flavour:
@@ -34,7 +39,9 @@ detectors, modules unsigned, no debug info, and then one checker flavour:
              SLUB_DEBUG, FAILSLAB with its debugfs; release <version>-pidx-debug
   --kcsan    KCSAN strict with weak-memory modelling (excludes KASAN);
              release <version>-pidx-kcsan
-Each flavour has its own cache directory, so both can be kept.  A later run with the same
+  --system   no checker, and neither DEBUG_ATOMIC_SLEEP nor DEBUG_LIST: the system
+             kernel that \`make system-kernel\` builds; release <version>-pidx-system
+Each flavour has its own cache directory, so all can be kept.  A later run with the same
 source package version, config fragment and compiler does nothing and prints the paths;
 an interrupted build is resumed incrementally.  First build: 15 minutes to over an hour
 on 2 cores (KASAN-instrumented compiles are slow, and the time grows with the host's load).
@@ -67,6 +74,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--print) print_only=1; shift ;;
 	--kcsan) flavour=kcsan; shift ;;
+	--system) flavour=system; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) die -c 2 "unknown argument $1 (see --help)" ;;
 	esac
@@ -82,7 +90,8 @@ done
 # and with KASAN or KCSAN every one of those objects is an instrumented compile.  The
 # guest keeps: SMP, NUMA with ACPI (QEMU describes its nodes in SRAT), the 8250 console,
 # virtio (PCI, console, blk), initramfs, proc/sys/devtmpfs/tmpfs/debugfs, modules, perf
-# events (the pmu setting), and the lockup, stall and hung-task detectors.
+# events (the pmu setting), the lockup, stall and hung-task detectors, and
+# CHECKPOINT_RESTORE for ns_last_pid (the system tests write it).
 TRIM_FRAGMENT='--disable NET
 --disable DRM
 --disable FB
@@ -143,6 +152,7 @@ TRIM_FRAGMENT='--disable NET
 --enable RD_GZIP
 --enable DEVTMPFS
 --enable TMPFS
+--enable CHECKPOINT_RESTORE
 --enable DEBUG_ATOMIC_SLEEP
 --enable DEBUG_LIST
 --disable LOCALVERSION_AUTO'
@@ -175,9 +185,17 @@ KCSAN_FRAGMENT='--enable KCSAN
 --disable KCSAN_ASSUME_PLAIN_WRITES_ATOMIC
 --disable KASAN
 --set-str LOCALVERSION -pidx-kcsan'
+# The system kernel: the guest's trim, without the two list and sleep checks that a
+# fork pays for on every call.
+SYSTEM_FRAGMENT='--set-str LOCALVERSION -pidx-system'
 if [ "$flavour" = kcsan ]; then
 	CACHE=$CACHE_ROOT/debug-kernel-kcsan
 	CONFIG_FRAGMENT="$TRIM_FRAGMENT"$'\n'"$KCSAN_FRAGMENT"
+elif [ "$flavour" = system ]; then
+	CACHE=$CACHE_ROOT/system-kernel
+	CONFIG_FRAGMENT="$(grep -v -e DEBUG_ATOMIC_SLEEP -e DEBUG_LIST <<<"$TRIM_FRAGMENT")"$'\n'"--disable DEBUG_ATOMIC_SLEEP
+--disable DEBUG_LIST
+$SYSTEM_FRAGMENT"
 else
 	CACHE=$CACHE_ROOT/debug-kernel
 	CONFIG_FRAGMENT="$TRIM_FRAGMENT"$'\n'"$KASAN_FRAGMENT"
@@ -190,6 +208,25 @@ KERNEL=$TREE/arch/x86/boot/bzImage
 
 # How the fragment is used; part of the hash too, so changing the recipe also rebuilds.
 RECIPE='x86_64_defconfig kvm_guest.config scripts/config olddefconfig; bzImage modules'
+
+# pidx's side of the kernel: the series, then what kernel/pidx/ is made of
+# (system/Kbuild.kernel names the index files it builds).
+REPO=$(cd "$SELF_DIR/.." && pwd)
+PATCHES=("$REPO"/system/patches/*.patch)
+pidx_files() {
+	echo "$REPO/system/pidx_system.c"
+	grep -o 'pidx_[a-z_]*\.o' "$REPO/system/Kbuild.kernel" | grep -vx pidx_system.o |
+		sed "s|^|$REPO/|; s|\.o\$|.c|"
+	# every header of the top: fewer would need the includes followed
+	printf '%s\n' "$REPO"/pidx*.h
+}
+# The series' and the copied files' contents: a change to either rebuilds (incrementally).
+pidx_sources_hash() {
+	{
+		cat "${PATCHES[@]}" "$REPO/system/Kbuild.kernel"
+		pidx_files | sort | xargs cat
+	} | sha256sum | cut -c1-16
+}
 
 # The cache key: the source package version, what we do to it, and the compiler (an
 # external module must be built with the compiler the tree was built with, and kbuild
@@ -207,7 +244,8 @@ stamp_ok() {
 	[ -f "$STAMP" ] && [ -f "$KERNEL" ] && [ -f "$TREE/Module.symvers" ] &&
 		grep -qxF "source=$1" "$STAMP" &&
 		grep -qxF "fragment=$(fragment_hash)" "$STAMP" &&
-		grep -qxF "compiler=$(compiler_id)" "$STAMP"
+		grep -qxF "compiler=$(compiler_id)" "$STAMP" &&
+		grep -qxF "pidx_sources=$(pidx_sources_hash)" "$STAMP"
 }
 
 print_paths() {
@@ -236,7 +274,7 @@ if [ -n "$ver" ] && stamp_ok "$ver"; then
 	exit 0
 fi
 
-ensure_pkgs "$SRC_PKG" build-essential bc bison flex libelf-dev libssl-dev xz-utils cpio kmod
+ensure_pkgs "$SRC_PKG" build-essential bc bison flex libelf-dev libssl-dev xz-utils cpio kmod patch
 ver=$(source_version)
 [ -n "$ver" ] || die -c 2 "$SRC_PKG is not installed"
 [ -f "$TARBALL" ] || die -c 2 "$TARBALL missing although $SRC_PKG $ver is installed (reinstall it)"
@@ -279,6 +317,37 @@ fi
 # from appending a "+" and keeps a LOCALVERSION in the caller's environment out of the
 # release string, which must be exactly <version>-pidx-debug (the module's vermagic).
 kmake() { make -C "$TREE" LOCALVERSION= "$@"; }
+
+# The series: a tree that carries another one (an older checkout's) has it reversed
+# first, from the copy kept beside it.  Each file is only touched when its contents
+# change, so that an unchanged series costs the incremental build nothing.
+applied=$TREE/.pidx-applied
+want=$(cat "${PATCHES[@]}" | sha256sum | cut -c1-16)
+if [ "$(cat "$applied/hash" 2>/dev/null || true)" != "$want" ]; then
+	if [ -d "$applied" ]; then
+		info "reversing the pidx series the tree carries"
+		for pt in $(find "$applied" -name '*.patch' | sort -r); do
+			patch -d "$TREE" -p1 -R -s <"$pt" ||
+				die "could not reverse $pt (delete $CACHE for a clean build)"
+		done
+		rm -rf "$applied"
+	fi
+	info "applying pidx's series (${#PATCHES[@]} patches)"
+	for pt in "${PATCHES[@]}"; do
+		patch -d "$TREE" -p1 -N -s <"$pt" ||
+			die "$(basename "$pt") does not apply to $SRC_PKG $ver (delete $CACHE for a clean build)"
+	done
+	mkdir -p "$applied"
+	cp "${PATCHES[@]}" "$applied/"
+	echo "$want" >"$applied/hash"
+fi
+mkdir -p "$TREE/kernel/pidx"
+cmp -s "$REPO/system/Kbuild.kernel" "$TREE/kernel/pidx/Makefile" ||
+	cp "$REPO/system/Kbuild.kernel" "$TREE/kernel/pidx/Makefile"
+while IFS= read -r f; do
+	[ -f "$f" ] || die "system/Kbuild.kernel needs $f, which is missing"
+	cmp -s "$f" "$TREE/kernel/pidx/$(basename "$f")" || cp "$f" "$TREE/kernel/pidx/"
+done < <(pidx_files)
 
 info "configuring (x86_64_defconfig + kvm_guest.config + debug fragment)"
 # Regenerated every time we get here (cheap): the fragment or the defconfigs may have
@@ -330,6 +399,7 @@ info "built $release in $((SECONDS - t1)) s (total with extract/config $((SECOND
 	echo "source=$ver"
 	echo "fragment=$(fragment_hash)"
 	echo "compiler=$(compiler_id)"
+	echo "pidx_sources=$(pidx_sources_hash)"
 	echo "release=$release"
 	echo "build_seconds=$((SECONDS - t1))"
 	echo "built=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
