@@ -77,6 +77,7 @@ build_initramfs() { # DEST ACCEL
 	if [ -n "$kcsan_module" ]; then
 		echo "$kcsan_module" >"$st/pidx/kcsan-module"
 		echo "$kcsan_library" >"$st/pidx/kcsan-library"
+		if [ -n "$kcsan_builtin" ]; then cp "$kcsan_builtin" "$st/pidx/kcsan-builtin"; fi
 	fi
 	pack "$st" "$1"
 }

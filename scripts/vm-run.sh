@@ -23,7 +23,7 @@ usage() {
 	cat <<'EOF'
 Usage: scripts/vm-run.sh [options] GUEST_SCRIPT [-- ARGS for the guest script]
        scripts/vm-run.sh --extract CONSOLE_LOG [--out DIR] [--quiet] [--no-kcheck]
-                         [--kcsan-module M [--kcsan-library RE]]
+                         [--kcsan-module M [--kcsan-library RE] [--kcsan-builtin FILE]]
 
 Boots a stock kernel under QEMU with a busybox initramfs, runs GUEST_SCRIPT (busybox sh,
 as root; it loads the module itself from $PIDX_KO) and copies the guest's /out to OUT.
@@ -59,6 +59,10 @@ Output:
                       '^_find_next_bit') that count for M; also written to the guest's
                       /pidx/kcsan-library (with M in /pidx/kcsan-module), whence the
                       guest suite adds them to KCSAN's report whitelist
+  --kcsan-builtin FILE  function names, one a line, of M's code built into the kernel
+                      itself (pidx's system series: kernel/pidx/ and its hooks): a frame
+                      of one of them, without a module tag, counts as M's; also
+                      written to the guest's /pidx/kcsan-builtin for the whitelist
   --initrd-only PATH  write the initramfs to PATH and exit (to boot it elsewhere)
   --extract LOG       no boot: take the files and verdict from a console log captured
                       elsewhere (e.g. a guest booted from --initrd-only on another machine)
@@ -100,7 +104,7 @@ KPATTERNS=("WARNING:" "BUG:" "Oops" "Kernel panic" "soft lockup" "hard LOCKUP" "
 
 kernel='' headers='' release='' smp=2 mem=2048 accel=auto timeout_s=600 out='' ko='' numa=0
 quiet=0 kcheck=1 initrd_only='' extract='' append='' guest='' progress=0
-kcsan_module='' kcsan_library=''
+kcsan_module='' kcsan_library='' kcsan_builtin=''
 files=() gargs=()
 
 needarg() { [ $# -ge 2 ] || die -c 2 "$1 needs a value (see --help)"; }
@@ -125,6 +129,7 @@ while [ $# -gt 0 ]; do
 	--no-kcheck) kcheck=0; shift ;;
 	--kcsan-module) needarg "$@"; kcsan_module=$2; shift 2 ;;
 	--kcsan-library) needarg "$@"; kcsan_library=$2; shift 2 ;;
+	--kcsan-builtin) needarg "$@"; kcsan_builtin=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; break ;;
 	-*) die -c 2 "unknown option $1 (see --help)" ;;
@@ -150,6 +155,10 @@ if [ -n "$kcsan_library" ]; then
 		die -c 2 "--kcsan-library '$kcsan_library' is not a regex that names functions"
 fi
 case $kcsan_module in *[!A-Za-z0-9_]*) die -c 2 "--kcsan-module wants a module name, not '$kcsan_module'" ;; esac
+if [ -n "$kcsan_builtin" ]; then
+	[ -n "$kcsan_module" ] || die -c 2 "--kcsan-builtin needs --kcsan-module"
+	[ -s "$kcsan_builtin" ] || die -c 2 "--kcsan-builtin $kcsan_builtin is missing or empty"
+fi
 if [ -z "$extract" ]; then
 	[ -n "$guest" ] || { usage >&2; exit 2; }
 	[ -f "$guest" ] || die -c 2 "guest script $guest not found"
@@ -393,10 +402,13 @@ collect_files() {
 # IGNORED, whole, and its header line to IGNORED.heads.  A side of a report (its access
 # and stack) stands in the module when its top frame is the module's ("... [M]"), or
 # when its top frames are library functions matching --kcsan-library and the first frame
-# below them is the module's.  A weak-memory report's "reordered to:" line is a frame.
+# below them is the module's.  With --kcsan-builtin, a frame without a module tag of a
+# function it names is the module's too.  A weak-memory report's "reordered to:" line is
+# a frame.
 kcsan_sift() { # LOG IGNORED
 	# shellcheck disable=SC2016 # awk program, not shell
-	awk -v mod="[$kcsan_module]" -v re="$kcsan_library" -v ign="$2" '
+	awk -v mod="[$kcsan_module]" -v re="$kcsan_library" -v ign="$2" -v bfile="$kcsan_builtin" '
+	BEGIN { if (bfile != "") while ((getline l < bfile) > 0) builtin[l] = 1 }
 	function bare(l) { sub(/^\[ *[0-9]+\.[0-9]+\] /, "", l); sub(/^\[ *[CT][0-9]+\] /, "", l); return l }
 	function done_report(   i) {
 		if (stands) {
@@ -410,6 +422,7 @@ kcsan_sift() { # LOG IGNORED
 	function frame(f,   fn, inmod) {
 		inmod = substr(f, length(f) - length(mod) + 1) == mod
 		fn = f; sub(/[+ ].*/, "", fn)
+		if (!inmod && f !~ /\]$/ && (fn in builtin)) inmod = 1
 		if (!lib) return
 		if (inmod) { stands = 1; lib = 0 }
 		else if (re == "" || fn !~ re) lib = 0

@@ -50,12 +50,32 @@ debug_kernel_tests() {
 		fail "build against the $name kernel" "no warning, saw: $(grep -E 'warning:|error:' "$d/build.log" | head -3)"
 		return
 	fi
+	system_payload "$headers" || return
 	# KCSAN starts off: the guest suite switches it on once its report filter is
 	# set, so that the core kernel's boot-time races are never reported; a report
-	# counts when it stands in pidx or in a lib/ helper pidx called
-	[ "$fl" = kcsan ] && opt=("${KCSAN_OPTS[@]}") || opt=()
+	# counts when it stands in pidx, in a lib/ helper pidx called, or in the
+	# series' kernel/pidx/.  The boot's pidx.index= is one the kernel must
+	# refuse (KASAN) or does not know (KCSAN): the initial namespace stays idr,
+	# and the suite checks that dmesg says so.
+	if [ "$fl" = kcsan ]; then
+		opt=("${KCSAN_OPTS[@]}" --kcsan-builtin "$WORK/kcsan-builtin"
+			--append "$KCSAN_APPEND pidx.index=nosuch")
+	else
+		opt=(--append pidx.index=maple)
+	fi
 	guest "$name" "$WORK/g$name" --smp 2 --timeout 2700 --kernel "$kernel" --headers "$headers" \
-		${opt[@]+"${opt[@]}"} --ko "$d/pidx.ko" "$REPO/tests/guest/suite.sh" -- "$name"
+		"${opt[@]}" --file "$WORK/systest/pidx-systest" --ko "$d/pidx.ko" \
+		"$REPO/tests/guest/suite.sh" -- "$name"
+	# One boot whose own index is one of the series' (skiplist under KASAN
+	# and lockdep, lfradix, lockless, under KCSAN): init, the shell, the
+	# module's selftest and pidx-systest all take their PIDs from it.
+	local own=skiplist
+	[ "$fl" = kcsan ] && own=lfradix
+	[ "$fl" = kcsan ] && opt=("${KCSAN_OPTS[@]}" --kcsan-builtin "$WORK/kcsan-builtin"
+		--append "$KCSAN_APPEND pidx.index=$own") || opt=(--append "pidx.index=$own")
+	guest "$name-$own" "$WORK/g$name-$own" --smp 2 --timeout 1800 --kernel "$kernel" \
+		--headers "$headers" "${opt[@]}" --file "$WORK/systest/pidx-systest" \
+		--ko "$d/pidx.ko" "$REPO/tests/guest/suite.sh" -- own "$own"
 	# The selftest's concurrent phases run at 2 vCPUs under each checker,
 	# not again at 1 and 4: the same phases on the same kernel (the stock
 	# kernel runs them at 1 and 4 vCPUs; docs/testing.md, "What make check
@@ -76,7 +96,47 @@ debug_kernel_tests() {
 
 # The KCSAN guests' runner options: KCSAN switched on by the suite once its filter is
 # set, and the reports that count (scripts/lib.sh has the list of library helpers).
-KCSAN_OPTS=(--append kcsan.early_enable=0 --kcsan-module pidx --kcsan-library "$PIDX_KCSAN_LIBRARY")
+KCSAN_APPEND=kcsan.early_enable=0
+KCSAN_OPTS=(--append "$KCSAN_APPEND" --kcsan-module pidx --kcsan-library "$PIDX_KCSAN_LIBRARY")
+
+# system_payload HEADERS: what the system tests take into a checker guest (the
+# kernel carries the series, system/patches/): pidx-systest, built statically
+# once, and the names of the series' functions in the kernel, for KCSAN's
+# report filter (vm-run.sh --kcsan-builtin)
+system_payload() {
+	if [ ! -x "$WORK/systest/pidx-systest" ]; then
+		rm -rf "$WORK/systest"
+		cp -a "$SRC/system/systest" "$WORK/systest"
+		if make -s -C "$WORK/systest" >"$WORK/systest.log" 2>&1 &&
+			! grep -E 'warning:|error:' "$WORK/systest.log"; then
+			pass "system: pidx-systest builds statically, without a warning"
+		else
+			fail "system: pidx-systest build" "no warning, saw: $(grep -E 'warning:|error:|Error' "$WORK/systest.log" | head -3)"
+			return 1
+		fi
+	fi
+	# the series' kernel/pidx/ as this tree has it, W=1 and sparse, as objects
+	# outside the kernel (obj-y: built as the kernel's, without MODULE)
+	local k objs=() f
+	k=$WORK/kpidx-$(basename "$(dirname "$1")")
+	rm -rf "$k" && mkdir -p "$k"
+	cp "$1"/kernel/pidx/*.[ch] "$k/"
+	# shellcheck disable=SC2016 # make's variables, not the shell's
+	sed 's|-I$(srctree)/$(src)|-I$(src)|' "$SRC/system/Kbuild.kernel" >"$k/Kbuild"
+	for f in "$k"/*.c; do objs+=("$(basename "$f" .c).o"); done
+	if make -C "$1" M="$k" W=1 C=2 "${objs[@]}" >"$k/build.log" 2>&1 &&
+		! grep -E 'warning:|error:' "$k/build.log"; then
+		pass "system: kernel/pidx/ builds with W=1 and sparse against $(basename "$(dirname "$1")") without a warning"
+	else
+		fail "system: kernel/pidx/ W=1 C=2" "no warning, saw: $(grep -E 'warning:|error:|Error' "$k/build.log" | head -3)"
+	fi
+	nm "$1"/kernel/pidx/*.o 2>/dev/null | awk '$2 == "t" || $2 == "T" { print $3 }' |
+		sort -u >"$WORK/kcsan-builtin"
+	if [ ! -s "$WORK/kcsan-builtin" ]; then
+		fail "system: the series' functions" "kernel/pidx/*.o in $1 (a kernel with system/patches/), saw none"
+		return 1
+	fi
+}
 
 # The KCSAN pass must be able to fail: without the latch annotation of
 # pidx_rbskip.c (KCSAN saw this race before it was added), rbskip's writers race

@@ -7,7 +7,7 @@
 # the end; exits 3 on any failure of its own (2 when a part of it is missing).
 # Results land in $OUT (results.csv of the workload matrix, test log).
 #
-# Usage: suite.sh [full|quick|matrix|smoke|broken|debug|failslab|numa|rt|kcsan|only t_name...]
+# Usage: suite.sh [full|quick|matrix|smoke|broken|debug|failslab|numa|rt|kcsan|own INDEX|only t_name...]
 #   full:  everything (the 2-vCPU boot, on two NUMA nodes: with two, the
 #          selftest runs under the shaping settings of t_settings only)
 #   debug: all but the long dense-allocation, busy and prefill storms (debug kernel),
@@ -26,6 +26,11 @@
 #          races on pidx's data, in its code or the lib/ helpers it calls
 #          (the KCSAN debug kernel)
 #   rt:    quick, the defaults, the lockref loop and cycles (PREEMPT_RT kernel)
+#   own INDEX: a boot with pidx.index=INDEX: the initial namespace's index is
+#          INDEX, and the module's selftest runs beside pidx-systest
+# debug and kcsan also run the system tests (suite-system.sh): their kernels
+# carry the series, and run-all.sh boots them with a refused and an unknown
+# pidx.index= (the fallback to idr).
 #
 # This file is the runner: it takes the level, sources the suite's parts and
 # runs the tests each level names (the dispatch at the end).  The parts are
@@ -45,6 +50,7 @@
 #   suite-faults.sh    failed allocations: fail_remove_alloc and failslab
 #   suite-kcsan.sh     the KCSAN report filter and the dense-watchpoint storms
 #   suite-rt.sh        PREEMPT_RT: the defaults and the refused ipi writers
+#   suite-system.sh    pidx's indexes as the kernel's PID index (pidx-systest)
 # vm-run.sh copies every tests/guest/*.sh into the guest's /pidx/ and this file as
 # /pidx/guest.sh, so the parts lie beside it: they are sourced from this file's
 # own directory.  A new test goes into the part of its purpose (or a new
@@ -56,7 +62,7 @@ failed=0
 
 # The parts, from this file's directory (the guest's /pidx/, or tests/guest/).
 SUITE_DIR=$(dirname "$0")
-for part in lib core settings storms hotplug numa faults kcsan rt; do
+for part in lib core settings storms hotplug numa faults kcsan rt system; do
 	if [ ! -r "$SUITE_DIR/suite-$part.sh" ]; then
 		echo "FAIL suite: $SUITE_DIR/suite-$part.sh missing (vm-run.sh copies tests/guest/*.sh beside guest.sh)"
 		echo "GUEST-SUMMARY 0 passed, 1 failed"
@@ -81,6 +87,8 @@ done
 . "$SUITE_DIR/suite-kcsan.sh"
 # shellcheck source=suite-rt.sh
 . "$SUITE_DIR/suite-rt.sh"
+# shellcheck source=suite-system.sh
+. "$SUITE_DIR/suite-system.sh"
 
 t_load
 if [ "$LEVEL" = only ]; then
@@ -90,7 +98,10 @@ if [ "$LEVEL" = only ]; then
 	for t in "$@"; do [ "$t" = t_load ] || timed "$t"; done
 	LEVEL=none
 else
-	[ "$LEVEL" = kcsan ] && timed t_kcsan_filter
+	# own INDEX in the KCSAN kernel (run-all.sh ships the filter's module)
+	if [ "$LEVEL" = kcsan ] || { [ "$LEVEL" = own ] && [ -e /pidx/kcsan-module ]; }; then
+		timed t_kcsan_filter
+	fi
 	case $LEVEL in
 	debug|failslab) timed t_failslab_selftest ;;
 	smoke|broken) timed t_selftest_of idr,skiplist ;;
@@ -100,7 +111,7 @@ else
 	# does full on two nodes (make check's 2-vCPU boot), where a third
 	# selftest under the defaults would repeat the same phases on the same
 	# kernel: the defaults' selftest is the 1-, 4-vCPU and rt boots'
-	kcsan | numa) ;;
+	kcsan | numa | own) ;;
 	full) [ "$(nnodes)" -ge 2 ] ||
 		timed t_selftest ;;
 	*) timed t_selftest ;;
@@ -109,7 +120,7 @@ fi
 # kcsan: its dense mixed and fork storms of every index in both modes
 # (t_kcsan_dense) run the writers and readers the matrix would, at a denser
 # watch rate
-case $LEVEL in smoke|none|numa|kcsan) ;; *) timed t_matrix ;; esac
+case $LEVEL in smoke|none|numa|kcsan|own) ;; *) timed t_matrix ;; esac
 case $LEVEL in
 full)
 	timed t_lockref_loop
@@ -156,6 +167,10 @@ debug)
 	timed t_remove_failslab
 	timed t_failslab
 	timed t_cycles
+	timed t_system_boot_fallback maple
+	timed t_system
+	timed t_system_refusals
+	timed t_system_failslab
 	;;
 failslab)
 	timed t_failslab
@@ -182,7 +197,14 @@ kcsan)
 	timed t_kcsan_racetest
 	timed t_kcsan_dense
 	timed t_kcsan_pidmap
+	timed t_system_boot_fallback nosuch
+	timed t_system
 	timed t_kcsan_active
+	;;
+own)
+	timed t_system_boot "$2" "pidx.index=$2"
+	timed t_system_own
+	[ ! -e /pidx/kcsan-module ] || timed t_kcsan_active
 	;;
 esac
 rmmod pidx || fail unload "rmmod failed"
