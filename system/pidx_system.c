@@ -187,11 +187,31 @@ static int __init pidx_sys_setup(char *s)
 }
 early_param("pidx.index", pidx_sys_setup);
 
+/*
+ * The refusals above are written by hand: an accepted index that gains one
+ * of the flags that break kernel/pid.c's rules must be refused too.
+ */
+static bool __init pidx_sys_keeps_rules(const struct pidx_ops *ops)
+{
+	return !ops->writers_need_irqs_on && !ops->remove_may_fail &&
+	       !ops->alloc_ranges && !ops->no_contents &&
+	       !ops->readers_may_wait && ops->set_cursor;
+}
+
 /* A bad choice at boot leaves the initial namespace the IDR: never a panic. */
 void __init pidx_sys_init_ns(struct pid_namespace *ns)
 {
 	struct pidx_sys_index *si = &pidx_sys_indexes[0];
 	struct pidx_sys_ns *px = NULL;
+	unsigned int i;
+
+	for (i = 0; i < PIDX_SYS_NR; i++) {
+		si = &pidx_sys_indexes[i];
+		if (si->ops && WARN(!pidx_sys_keeps_rules(si->ops),
+				    "%s breaks a rule of kernel/pid.c\n", si->name))
+			si->refused = "it breaks a rule of kernel/pid.c (see its flags)";
+	}
+	si = &pidx_sys_indexes[0];
 
 	if (pidx_sys_boot[0]) {
 		si = pidx_sys_by_name(pidx_sys_boot);
@@ -246,7 +266,8 @@ int pidx_sys_reserve(struct pidx_sys_ns *px, int tid, int pid_max)
 			nr = -ENOSPC;
 		}
 		if (nr < 0)
-			ops->set_cursor(px->idx, max(px->cursor, 1));
+			ops->set_cursor(px->idx, clamp(px->cursor, 1,
+						       PIDX_PID_MAX_LIMIT));
 	}
 	if (nr >= 0)
 		WRITE_ONCE(px->cursor, nr + 1);
