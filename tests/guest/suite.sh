@@ -203,7 +203,7 @@ kcsan)
 	;;
 own)
 	timed t_system_boot "$2" "pidx.index=$2"
-	timed t_system_own
+	timed t_system_own "$2"
 	[ ! -e /pidx/kcsan-module ] || timed t_kcsan_active
 	;;
 esac
