@@ -340,6 +340,17 @@ void pidx_verify_bad(unsigned int *bad, const char *who, const char *fmt, ...);
  * -ENOMEM path of an index whose removal allocates can be reached without
  * a fault-injection kernel.  Indexes call it just before such allocations.
  */
+/*
+ * The indexes' slab caches live while some instance uses them, so that the
+ * module's unload leaves none.  In a kernel they are made at boot and
+ * kept: a PID namespace's creation must not make or destroy a cache.
+ */
+#ifdef PIDX_SYSTEM
+#define pidx_keep_caches()	true
+#else
+#define pidx_keep_caches()	false
+#endif
+
 #ifdef PIDX_SYSTEM
 static inline bool pidx_fault_remove_alloc(void)
 {

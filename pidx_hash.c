@@ -171,7 +171,7 @@ static int pidx_hash_cache_get(void)
 	int ret = 0;
 
 	mutex_lock(&pidx_hash_cache_mutex);
-	if (!pidx_hash_cache_users) {
+	if (!pidx_hash_cache) {
 		pidx_hash_cache = KMEM_CACHE(pidx_hash_obj, 0);
 		if (!pidx_hash_cache)
 			ret = -ENOMEM;
@@ -186,7 +186,7 @@ static int pidx_hash_cache_get(void)
 static void pidx_hash_cache_put(void)
 {
 	mutex_lock(&pidx_hash_cache_mutex);
-	if (!--pidx_hash_cache_users) {
+	if (!--pidx_hash_cache_users && !pidx_keep_caches()) {
 		kmem_cache_destroy(pidx_hash_cache);
 		pidx_hash_cache = NULL;
 	}

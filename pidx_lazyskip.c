@@ -129,7 +129,7 @@ static int lz_caches_get(void)
 	int ret = 0;
 
 	mutex_lock(&lz_cache_mutex);
-	if (lz_cache_users++)
+	if (lz_cache_users++ || lz_cache[0])
 		goto out;
 	for (c = 0; c < LZ_NR_CLASSES; c++) {
 		lz_cache[c] = kmem_cache_create(lz_cache_name[c],
@@ -156,7 +156,7 @@ static void lz_caches_put(void)
 	unsigned int c;
 
 	mutex_lock(&lz_cache_mutex);
-	if (!--lz_cache_users) {
+	if (!--lz_cache_users && !pidx_keep_caches()) {
 		for (c = 0; c < LZ_NR_CLASSES; c++) {
 			kmem_cache_destroy(lz_cache[c]);
 			lz_cache[c] = NULL;

@@ -198,7 +198,7 @@ static int lfr_cache_get(void)
 	int ret = 0;
 
 	mutex_lock(&lfr_cache_mutex);
-	if (!lfr_cache_users) {
+	if (!lfr_leaf_cache) {
 		lfr_leaf_cache = kmem_cache_create("pidx_lfradix_leaf",
 						   sizeof(struct lfr_leaf), 0,
 						   SLAB_HWCACHE_ALIGN, NULL);
@@ -215,7 +215,7 @@ static int lfr_cache_get(void)
 static void lfr_cache_put(void)
 {
 	mutex_lock(&lfr_cache_mutex);
-	if (!--lfr_cache_users) {
+	if (!--lfr_cache_users && !pidx_keep_caches()) {
 		kmem_cache_destroy(lfr_leaf_cache);
 		lfr_leaf_cache = NULL;
 	}

@@ -75,7 +75,7 @@ static int pidx_sl_caches_get(void)
 	int ret = 0;
 
 	mutex_lock(&pidx_sl_cache_mutex);
-	if (pidx_sl_cache_users++)
+	if (pidx_sl_cache_users++ || pidx_sl_cache[0])
 		goto out;
 	for (c = 0; c < PIDX_SL_NR_CLASSES; c++) {
 		/*
@@ -108,7 +108,7 @@ static void pidx_sl_caches_put(void)
 	unsigned int c;
 
 	mutex_lock(&pidx_sl_cache_mutex);
-	if (!--pidx_sl_cache_users) {
+	if (!--pidx_sl_cache_users && !pidx_keep_caches()) {
 		for (c = 0; c < PIDX_SL_NR_CLASSES; c++) {
 			kmem_cache_destroy(pidx_sl_cache[c]);
 			pidx_sl_cache[c] = NULL;

@@ -497,9 +497,35 @@ static const struct file_operations pidx_sys_stats_fops = {
 	.release = single_release,
 };
 
-static int __init pidx_sys_debugfs_init(void)
+/*
+ * Each index's slab caches, made once here and kept (pidx_keep_caches()):
+ * a namespace's creation then never makes a cache, whose failure would
+ * print a stack and whose names any user with CLONE_NEWPID could churn.
+ */
+static void __init pidx_sys_make_caches(void)
+{
+	struct pidx_sys_ns *px;
+	unsigned int i;
+
+	for (i = 0; i < PIDX_SYS_NR; i++) {
+		if (!pidx_sys_indexes[i].ops || pidx_sys_indexes[i].refused)
+			continue;
+		px = pidx_sys_make(&pidx_sys_indexes[i]);
+		if (!px) {
+			pr_warn("could not make %s's caches at boot\n",
+				pidx_sys_indexes[i].name);
+			continue;
+		}
+		px->ops->destroy(px->idx);
+		kfree(px);
+	}
+}
+
+static int __init pidx_sys_late_init(void)
 {
 	struct dentry *dir = debugfs_create_dir("pidx_system", NULL);
+
+	pidx_sys_make_caches();
 
 	debugfs_create_file("available", 0444, dir, NULL,
 			    &pidx_sys_available_fops);
@@ -508,4 +534,4 @@ static int __init pidx_sys_debugfs_init(void)
 	debugfs_create_file("stats", 0644, dir, NULL, &pidx_sys_stats_fops);
 	return 0;
 }
-late_initcall(pidx_sys_debugfs_init);
+late_initcall(pidx_sys_late_init);

@@ -135,8 +135,8 @@ t_system_failslab() {
 }
 
 # The boot whose own index (OWN) is not idr: the module's selftest of OWN
-# and idr runs beside pidx-systest, in the same machine, while every fork,
-# kthread and /proc walk goes through that index.  pid-max comes after: it
+# and idr runs beside pidx-systest's tests of OWN, in the same machine,
+# while every fork, kthread and /proc walk goes through that index.  pid-max comes after: it
 # lowers the machine's pid_max to 301, and the selftest's kthreads would
 # find no number.
 t_system_own() {
@@ -144,7 +144,9 @@ t_system_own() {
 	set_all "indexes=$1,idr"
 	(wr testcase selftest >/tmp/selftest-beside.out 2>&1) &
 	st=$!
-	system_run --index all --quick --skip pid-max
+	# every index's own namespaces are t_system's, in the same kernel: here
+	# the program's namespaces take OWN too, at levels 1 to 3 above level 0's
+	system_run --index "$1" --quick --skip pid-max
 	wait $st
 	expect "system: the module's selftest of $1 and idr beside pidx-systest returns success" ok \
 		"$(cat /tmp/selftest-beside.out)"
@@ -153,5 +155,5 @@ t_system_own() {
 	selftest_lines selftest 100
 	INDEXES=$saved
 	set_all indexes=all
-	system_run --index all --quick --only pid-max
+	system_run --index "$1" --quick --only pid-max
 }
