@@ -17,6 +17,9 @@
 KO=${PIDX_KO:-/pidx/pidx.ko}
 OUT=${OUT:-/tmp}
 D=/sys/kernel/debug/pidx
+# pidx slab caches before the module is loaded: a kernel with the system
+# series (docs/system.md) keeps its indexes' caches, of the same names
+KERNEL_SLABS=$(grep -c '^pidx' /proc/slabinfo 2>/dev/null)
 NCPUS=$(grep -c '^processor' /proc/cpuinfo)
 INDEXES="idr skiplist rbskip"
 # PREEMPT_RT refuses ipi storms that write (spinlocks in hard IRQ): where a
