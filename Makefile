@@ -7,7 +7,7 @@ KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 
 .PHONY: all module clean install help check check-debug check-matrix bench user \
-	system-kernel systest
+	system-kernel systest sysbench
 
 # Without headers, one line that says what to do, instead of Kbuild's errors.
 ifneq ($(filter all module install,$(or $(MAKECMDGOALS),all)),)
@@ -27,6 +27,7 @@ clean:
 		Module.symvers modules.order; fi
 	@$(MAKE) -s -C user clean
 	@$(MAKE) -s -C system/systest clean
+	@$(MAKE) -s -C system/sysbench clean
 
 install:
 	$(MAKE) -C "$(KDIR)" M="$(CURDIR)" modules_install
@@ -46,6 +47,11 @@ system-kernel:
 systest:
 	$(MAKE) -C system/systest
 
+# The system benchmark's static workload program (docs/measuring.md, "The
+# system view").  Its last line of output is the program's path.
+sysbench:
+	@$(MAKE) -s -C system/sysbench && echo "$(CURDIR)/system/sysbench/pidx-sysbench"
+
 # The test suite: every check, ends with "N passed, N failed".
 check:
 	@tests/run-all.sh
@@ -61,7 +67,8 @@ check-matrix:
 # The main job: sweep, record, plot (natively, or in a stock kernel under QEMU;
 # there also natively in user space and under cachegrind: scripts/bench.sh --help).
 bench:
-	@scripts/bench.sh $(if $(filter 1 yes true,$(FULL)),--full)
+	@scripts/bench.sh $(if $(filter 1 yes true,$(FULL)),--full) \
+		$(if $(filter 1 yes true,$(SYSTEM)),--system) $(if $(filter 0 no false,$(SYSTEM)),--no-system)
 
 help:
 	@echo "pidx targets:"
@@ -77,4 +84,7 @@ help:
 	@echo "  make system-kernel  Debian's 6.1 with pidx's indexes as its PID index (pidx.index=);"
 	@echo "                  prints the bzImage's path last (docs/system.md)"
 	@echo "  make systest    system/systest/pidx-systest, the system kernel's static test program"
+	@echo "  make sysbench   system/sysbench/pidx-sysbench, the system benchmark's workloads;"
+	@echo "                  prints its path last"
+	@echo "  make bench SYSTEM=1  also the system kernel once per index under QEMU (builds it)"
 	@echo "variables: KDIR=<headers dir>  KVER=<kernel release>  W=1  C=1"
