@@ -70,7 +70,9 @@ rows_of() {
 	{
 		s = ("substrate" in c) ? $c["substrate"] : "kernel"
 		p = ("pmu" in c) ? $c["pmu"] : "n/a"
-		if (what == "kernel" && s != "user") n++
+		if (what == "system" && s ~ /^system-/) n++
+		else if (s ~ /^system-/) next
+		else if (what == "kernel" && s != "user") n++
 		else if (what == "user" && s == "user" && p != "cachegrind") n++
 		else if (what == "cachegrind" && s == "user" && p == "cachegrind") n++
 	}
@@ -103,6 +105,7 @@ write_meta() {
 	substrates=
 	[ "$(rows_of kernel)" -gt 0 ] && substrates=kernel
 	[ "$(rows_of user)" -gt 0 ] || [ "$(rows_of cachegrind)" -gt 0 ] && substrates=${substrates:+$substrates,}user
+	[ "$(rows_of system)" -gt 0 ] && substrates=${substrates:+$substrates,}system
 	{
 		echo "# pidx benchmark run, written by scripts/bench.sh"
 		echo "kernel=$(first "$(conf_get kernel "$gi")" "$([ "$env" != vm ] && uname -r)" "$RELEASE" unknown)"

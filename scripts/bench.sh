@@ -110,6 +110,14 @@ Where:
                       sweep), then the cachegrind sweep (unless
                       --cachegrind-sweep no)
   --cachegrind        no kernel sweep: the cachegrind sweep only
+  --system            the system part with its kernels, built first if they
+                      are not (scripts/bench-system.sh: the system kernel
+                      once per index under QEMU, and stock) [SYSTEM=1]
+  --no-system         no system part [SYSTEM=0].  By default the system
+                      part runs its native bound (pidx-sysbench on this
+                      host, pidx-user's index costs) and, where the system
+                      and stock kernels are built and cached, the system
+                      kernel's boots, at half the seconds of --system
   --user-sweep auto|yes|no
                       the user sweep beside the kernel sweep; auto: when
                       the kernel sweep runs in the VM [USER_SWEEP=auto]
@@ -207,6 +215,7 @@ CG_REPEAT=${CG_REPEAT:-1}
 CG_SHAPES=${CG_SHAPES:-}
 CG_DISTS=${CG_DISTS:-}
 TRACES=${TRACES:-}
+case ${SYSTEM:-auto} in 1 | yes) SYSTEM=yes ;; 0 | no) SYSTEM=no ;; *) SYSTEM=auto ;; esac
 # The native user sweep is cheap: it also runs 1M keys, and its keys sweep runs
 # on one CPU, where the lookup targets are judged (results/targets.toml).
 USER_KEYS=${USER_KEYS-1K,32K,1M}
@@ -262,6 +271,8 @@ while [ $# -gt 0 ]; do
 	--vm) force=vm ;;
 	--user) force=user ;;
 	--cachegrind) force=cachegrind ;;
+	--system) SYSTEM=yes ;;
+	--no-system) SYSTEM=no ;;
 	--user-sweep) needarg "$@"; USER_SWEEP=$2; shift ;;
 	--cachegrind-sweep) needarg "$@"; CG_SWEEP=$2; shift ;;
 	--cg-keys) needarg "$@"; CG_KEYS=$2; shift ;;
@@ -404,8 +415,10 @@ PIDX_USER_BIN=$REPO/user/pidx-user
 # which parts run beside the primary one, once env is final
 do_user=0
 do_cg=0
+do_sys=0
 decide_parts() {
-	do_user=0 do_cg=0
+	do_user=0 do_cg=0 do_sys=0
+	[ "$primary" != kernel ] || [ "$SYSTEM" = no ] || do_sys=1
 	case $primary in
 	kernel)
 		case $USER_SWEEP in yes) do_user=1 ;; auto) [ "$env" = vm ] && do_user=1 ;; esac
@@ -420,6 +433,7 @@ parts_list() {
 	[ "$primary" = kernel ] && p=kernel
 	[ "$primary" = user ] || [ "$do_user" = 1 ] && p=${p:+$p,}user
 	[ "$primary" = cachegrind ] || [ "$do_cg" = 1 ] && p=${p:+$p,}cachegrind
+	[ "$do_sys" = 0 ] || p=${p:+$p,}system
 	echo "$p"
 }
 # the directory of a part's files
@@ -470,6 +484,7 @@ part_text() {
 		fi
 		;;
 	user) echo "user/pidx-user natively on this host (the index files and the kernel's lib/ in user space; kthread storms): cache-true times, but user space's (README: User-space build): rows substrate=user, pmu=off${primary:+$([ "$primary" != user ] && echo "; files in user/")}" ;;
+	system) echo "scripts/bench-system.sh: pidx-sysbench natively on this host and pidx-user's index costs (the native bound: rows substrate=system-native, files in system/)$([ "$SYSTEM" = yes ] && echo ", and the system kernel under QEMU TCG, once per index and stock: rows substrate=system-tcg")" ;;
 	cachegrind) echo "user/pidx-user --cachegrind: each storm counted under valgrind on one CPU (D1 32 KiB 8-way, LL 1 MiB 16-way, a model, not this CPU): instructions, D1/LL misses, mispredicts per op, counted, not timed; the rows' times are a native run's: rows substrate=user, pmu=cachegrind$([ "$primary" != cachegrind ] && echo "; files in cachegrind/")" ;;
 	esac
 }
@@ -477,6 +492,11 @@ part_text() {
 print_part() { # PART EST_FILE
 	local est=$2 s m
 	s=$(conf_get estimate_s "$est")
+	if [ "$1" = system ]; then
+		info "system part: $(part_text system); expected duration about $(((s + 59) / 60)) min"
+		total_s=$((total_s + s))
+		return
+	fi
 	[ "$1" = kernel ] && [ "$env" = vm ] && s=$((s + 30)) # boot, module build, initramfs
 	m=$(((s + 59) / 60))
 	info "${1} sweep: $(part_text "$1")"
@@ -510,7 +530,14 @@ estimate_parts() {
 	if [ "$primary" = cachegrind ] || [ "$do_cg" = 1 ]; then
 		estimate_cg >"$tmp/est.cachegrind" || return 1
 	fi
+	if [ "$do_sys" = 1 ]; then
+		"$SELF_DIR/bench-system.sh" --dry-run "${sysargs[@]}" >"$tmp/est.system" 2>/dev/null || return 1
+	fi
 }
+# the system part's options: with --system its kernels are built, and it
+# runs its full seconds; by default half, where they are cached
+sysargs=(--smp "$SMP")
+if [ "$SYSTEM" = yes ]; then sysargs+=(--kernels yes); else sysargs+=(--seconds 0.5 --timed-seconds 0.25); fi
 
 tmp=$(mktemp -d -t pidx-bench.XXXXXX)
 loaded_here=0
@@ -668,6 +695,10 @@ run_part() {
 			"${cgargs[@]}" 2> >(tee "$d/bench.log" >&2) || r=$?
 		wait
 		;;
+	system)
+		"$SELF_DIR/bench-system.sh" --out "$d" "${sysargs[@]}" 2> >(tee "$d/bench.log" >&2) || r=$?
+		wait
+		;;
 	esac
 	printf -v "part_rc_$p" %s "$r"
 	printf -v "took_$p" %s "$(($(date +%s) - t0))"
@@ -689,7 +720,11 @@ for p in $(parts_list | tr ',' ' '); do
 	f=$(part_dir "$p")/results.csv
 	[ -s "$f" ] || continue
 	csvs+=("$f")
-	if [ "$p" = kernel ]; then subs=${subs:+$subs,}kernel; else subs=${subs:+$subs,}user; fi
+	case $p in
+	kernel) subs=${subs:+$subs,}kernel ;;
+	system) subs=${subs:+$subs,}system-tcg ;;
+	*) subs=${subs:+$subs,}user ;;
+	esac
 done
 if [ ${#csvs[@]} -gt 1 ] || { [ ${#csvs[@]} = 1 ] && [ "${csvs[0]}" != "$OUTDIR/results.csv" ]; }; then
 	if merge_csv "$tmp/merged.csv" "$subs" "${csvs[@]}"; then

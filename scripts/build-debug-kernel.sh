@@ -27,7 +27,7 @@ case $CACHE_ROOT in /*) ;; *) CACHE_ROOT=$PWD/$CACHE_ROOT ;; esac
 
 usage() {
 	cat <<EOF
-Usage: scripts/build-debug-kernel.sh [--kcsan | --system] [--print] [--help]
+Usage: scripts/build-debug-kernel.sh [--kcsan | --system | --stock] [--print] [--help]
 
 Builds Debian's $SRC_PKG with pidx's patch series (system/patches/: a PID namespace's
 index chosen at boot with pidx.index= and in /sys/kernel/debug/pidx_system/; the index
@@ -41,6 +41,9 @@ detectors, modules unsigned, no debug info, and then one checker flavour:
              release <version>-pidx-kcsan
   --system   no checker, and neither DEBUG_ATOMIC_SLEEP nor DEBUG_LIST: the system
              kernel that \`make system-kernel\` builds; release <version>-pidx-system
+  --stock    the system kernel's config without the series: the system benchmark's
+             stock, beside which the series' dispatch is measured; release
+             <version>-pidx-stock
 Each flavour has its own cache directory, so all can be kept.  A later run with the same
 source package version, config fragment and compiler does nothing and prints the paths;
 an interrupted build is resumed incrementally.  First build: 15 minutes to over an hour
@@ -75,6 +78,7 @@ while [ $# -gt 0 ]; do
 	--print) print_only=1; shift ;;
 	--kcsan) flavour=kcsan; shift ;;
 	--system) flavour=system; shift ;;
+	--stock) flavour=stock; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) die -c 2 "unknown argument $1 (see --help)" ;;
 	esac
@@ -188,14 +192,18 @@ KCSAN_FRAGMENT='--enable KCSAN
 # The system kernel: the guest's trim, without the two list and sleep checks that a
 # fork pays for on every call.
 SYSTEM_FRAGMENT='--set-str LOCALVERSION -pidx-system'
+# the system kernel's config, without its series: the benchmark's stock
+SYSTEM_CONFIG="$(grep -v -e DEBUG_ATOMIC_SLEEP -e DEBUG_LIST <<<"$TRIM_FRAGMENT")"$'\n'"--disable DEBUG_ATOMIC_SLEEP
+--disable DEBUG_LIST"
 if [ "$flavour" = kcsan ]; then
 	CACHE=$CACHE_ROOT/debug-kernel-kcsan
 	CONFIG_FRAGMENT="$TRIM_FRAGMENT"$'\n'"$KCSAN_FRAGMENT"
 elif [ "$flavour" = system ]; then
 	CACHE=$CACHE_ROOT/system-kernel
-	CONFIG_FRAGMENT="$(grep -v -e DEBUG_ATOMIC_SLEEP -e DEBUG_LIST <<<"$TRIM_FRAGMENT")"$'\n'"--disable DEBUG_ATOMIC_SLEEP
---disable DEBUG_LIST
-$SYSTEM_FRAGMENT"
+	CONFIG_FRAGMENT="$SYSTEM_CONFIG"$'\n'"$SYSTEM_FRAGMENT"
+elif [ "$flavour" = stock ]; then
+	CACHE=$CACHE_ROOT/stock-kernel
+	CONFIG_FRAGMENT="$SYSTEM_CONFIG"$'\n'"--set-str LOCALVERSION -pidx-stock"
 else
 	CACHE=$CACHE_ROOT/debug-kernel
 	CONFIG_FRAGMENT="$TRIM_FRAGMENT"$'\n'"$KASAN_FRAGMENT"
@@ -222,6 +230,10 @@ pidx_files() {
 }
 # The series' and the copied files' contents: a change to either rebuilds (incrementally).
 pidx_sources_hash() {
+	if [ "$flavour" = stock ]; then
+		echo none
+		return
+	fi
 	{
 		cat "${PATCHES[@]}" "$REPO/system/Kbuild.kernel"
 		pidx_files | sort | xargs cat
@@ -321,9 +333,11 @@ kmake() { make -C "$TREE" LOCALVERSION= "$@"; }
 # The series: a tree that carries another one (an older checkout's) has it reversed
 # first, from the copy kept beside it.  Each file is only touched when its contents
 # change, so that an unchanged series costs the incremental build nothing.
+# The stock flavour wants none: its cache is its own, so a tree there never had one.
 applied=$TREE/.pidx-applied
 want=$(cat "${PATCHES[@]}" | sha256sum | cut -c1-16)
-if [ "$(cat "$applied/hash" 2>/dev/null || true)" != "$want" ]; then
+[ "$flavour" != stock ] || want=none
+if [ "$(cat "$applied/hash" 2>/dev/null || echo none)" != "$want" ]; then
 	if [ -d "$applied" ]; then
 		info "reversing the pidx series the tree carries"
 		for pt in $(find "$applied" -name '*.patch' | sort -r); do
@@ -332,22 +346,26 @@ if [ "$(cat "$applied/hash" 2>/dev/null || true)" != "$want" ]; then
 		done
 		rm -rf "$applied"
 	fi
-	info "applying pidx's series (${#PATCHES[@]} patches)"
-	for pt in "${PATCHES[@]}"; do
-		patch -d "$TREE" -p1 -N -s <"$pt" ||
-			die "$(basename "$pt") does not apply to $SRC_PKG $ver (delete $CACHE for a clean build)"
-	done
-	mkdir -p "$applied"
-	cp "${PATCHES[@]}" "$applied/"
-	echo "$want" >"$applied/hash"
+	if [ "$flavour" != stock ]; then
+		info "applying pidx's series (${#PATCHES[@]} patches)"
+		for pt in "${PATCHES[@]}"; do
+			patch -d "$TREE" -p1 -N -s <"$pt" ||
+				die "$(basename "$pt") does not apply to $SRC_PKG $ver (delete $CACHE for a clean build)"
+		done
+		mkdir -p "$applied"
+		cp "${PATCHES[@]}" "$applied/"
+		echo "$want" >"$applied/hash"
+	fi
 fi
-mkdir -p "$TREE/kernel/pidx"
-cmp -s "$REPO/system/Kbuild.kernel" "$TREE/kernel/pidx/Makefile" ||
-	cp "$REPO/system/Kbuild.kernel" "$TREE/kernel/pidx/Makefile"
-while IFS= read -r f; do
-	[ -f "$f" ] || die "system/Kbuild.kernel needs $f, which is missing"
-	cmp -s "$f" "$TREE/kernel/pidx/$(basename "$f")" || cp "$f" "$TREE/kernel/pidx/"
-done < <(pidx_files)
+if [ "$flavour" != stock ]; then
+	mkdir -p "$TREE/kernel/pidx"
+	cmp -s "$REPO/system/Kbuild.kernel" "$TREE/kernel/pidx/Makefile" ||
+		cp "$REPO/system/Kbuild.kernel" "$TREE/kernel/pidx/Makefile"
+	while IFS= read -r f; do
+		[ -f "$f" ] || die "system/Kbuild.kernel needs $f, which is missing"
+		cmp -s "$f" "$TREE/kernel/pidx/$(basename "$f")" || cp "$f" "$TREE/kernel/pidx/"
+	done < <(pidx_files)
+fi
 
 info "configuring (x86_64_defconfig + kvm_guest.config + debug fragment)"
 # Regenerated every time we get here (cheap): the fragment or the defconfigs may have

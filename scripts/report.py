@@ -34,6 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pidxreport import targets as tg  # noqa: E402
 from pidxreport.data import ReportError, Results  # noqa: E402
 from pidxreport.render import Report  # noqa: E402
+from pidxreport.system import SystemView  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BLOCK = re.compile(r"(<!-- pidx-report:begin (\S+)(?: (traffic))? -->\n)(.*?)"
@@ -49,10 +50,32 @@ def targets_for(directory, default):
     return (own, True) if os.path.isfile(own) else (default, False)
 
 
+def system_of(directory, res):
+    """The System view of a run: its own system rows, or the system run
+    that its file `system` names (a sibling directory)."""
+    ptr = os.path.join(directory, "system")
+    if os.path.isfile(ptr):
+        with open(ptr, encoding="utf-8") as f:
+            name = f.read().strip()
+        sdir = os.path.join(os.path.dirname(os.path.abspath(directory)), name)
+        if not os.path.isfile(os.path.join(sdir, "results.csv")):
+            raise ReportError(f"{ptr}: no results directory {name}")
+        return SystemView(sdir)
+    if not res.system_rows:
+        return None
+    # make bench keeps the system part's own files in system/
+    sub = os.path.join(directory, "system")
+    return SystemView(sub if os.path.isdir(sub) else directory)
+
+
 def make_report(directory, targets):
     path, own = targets_for(directory, targets)
-    rep = Report(Results(directory), tg.load(path))
+    res = Results(directory)
+    if not res.rows:
+        return None
+    rep = Report(res, tg.load(path))
     rep.own_targets = own
+    rep.system = system_of(directory, res)
     # DIR/previous names the reference before this one (a sibling
     # directory): the report sets its verdicts beside this one's
     prev = os.path.join(directory, "previous")
@@ -69,6 +92,9 @@ def make_report(directory, targets):
 
 def report_text(directory, targets):
     rep = make_report(directory, targets)
+    if rep is None:
+        # the system benchmark's directory alone
+        return None, SystemView(directory).report()
     return rep, rep.markdown(os.path.basename(os.path.abspath(directory)))
 
 
@@ -150,7 +176,7 @@ def main(argv):
         out = os.path.join(a.dir, "REPORT.md")
         with open(out, "w", encoding="utf-8") as f:
             f.write(text)
-        if a.terminal:
+        if a.terminal and rep:
             print(rep.terminal())
         print(f"report.py: wrote {out}", file=sys.stderr)
         return 0

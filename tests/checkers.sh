@@ -64,7 +64,7 @@ debug_kernel_tests() {
 		opt=(--append pidx.index=maple)
 	fi
 	guest "$name" "$WORK/g$name" --smp 2 --timeout 2700 --kernel "$kernel" --headers "$headers" \
-		"${opt[@]}" --file "$WORK/systest/pidx-systest" --ko "$d/pidx.ko" \
+		"${opt[@]}" --file "$WORK/systest/pidx-systest" --file "$WORK/sysbench/pidx-sysbench" --ko "$d/pidx.ko" \
 		"$REPO/tests/guest/suite.sh" -- "$name"
 	# One boot whose own index is one of the series' (skiplist under KASAN
 	# and lockdep, lfradix, lockless, under KCSAN): init, the shell, the
@@ -74,7 +74,7 @@ debug_kernel_tests() {
 	[ "$fl" = kcsan ] && opt=("${KCSAN_OPTS[@]}" --kcsan-builtin "$WORK/kcsan-builtin"
 		--append "$KCSAN_APPEND pidx.index=$own") || opt=(--append "pidx.index=$own")
 	guest "$name-$own" "$WORK/g$name-$own" --smp 2 --timeout 1800 --kernel "$kernel" \
-		--headers "$headers" "${opt[@]}" --file "$WORK/systest/pidx-systest" \
+		--headers "$headers" "${opt[@]}" --file "$WORK/systest/pidx-systest" --file "$WORK/sysbench/pidx-sysbench" \
 		--ko "$d/pidx.ko" "$REPO/tests/guest/suite.sh" -- own "$own"
 	# The selftest's concurrent phases run at 2 vCPUs under each checker,
 	# not again at 1 and 4: the same phases on the same kernel (the stock
@@ -114,6 +114,14 @@ system_payload() {
 			fail "system: pidx-systest build" "no warning, saw: $(grep -E 'warning:|error:|Error' "$WORK/systest.log" | head -3)"
 			return 1
 		fi
+	fi
+	# the system benchmark's program, run small by the guest's t_system_bench
+	if [ ! -x "$WORK/sysbench/pidx-sysbench" ]; then
+		rm -rf "$WORK/sysbench"
+		cp -a "$SRC/system/sysbench" "$WORK/sysbench"
+		make -s -C "$WORK/sysbench" clean >/dev/null 2>&1
+		make -s -C "$WORK/sysbench" >"$WORK/sysbench.log" 2>&1 ||
+			fail "system: pidx-sysbench build" "a built program, saw: $(tail -n 3 "$WORK/sysbench.log" | tr '\n' ' ')"
 	fi
 	# the series' kernel/pidx/ as this tree has it, W=1 and sparse, as objects
 	# outside the kernel (obj-y: built as the kernel's, without MODULE)

@@ -178,7 +178,7 @@ host_tests() {
 			linux-source-6.1/scripts/checkpatch.pl linux-source-6.1/scripts/spelling.txt \
 			linux-source-6.1/scripts/const_structs.checkpatch
 	fi
-	# the module's files; user/ and system/systest/ are user space (user's
+	# the module's files; user/, system/systest/ and system/sysbench/ are user space (user's
 	# compat headers must define typedefs and glibc-style code that checkpatch
 	# rightly flags in a kernel patch, the test program's signal flags are
 	# volatile), built -Wall -Wextra warning-free by user_tests and the system
@@ -188,10 +188,10 @@ host_tests() {
 	local lint=$WORK/lint
 	mkdir -p "$lint"
 	# shellcheck disable=SC2016 # the inner sh expands them
-	(cd "$REPO" && git ls-files --cached --others --exclude-standard '*.c' '*.h' ':!:user/' ':!:system/systest/') |
+	(cd "$REPO" && git ls-files --cached --others --exclude-standard '*.c' '*.h' ':!:user/' ':!:system/systest/' ':!:system/sysbench/') |
 		xargs -P "$(nproc)" -I{} sh -c '"$1" --strict --no-tree -q -f "$2/$3" >"$4/$(echo "$3" | tr / _).cp" 2>&1' \
 			sh "$cp_dir/scripts/checkpatch.pl" "$REPO" {} "$lint"
-	for f in $(cd "$REPO" && git ls-files --cached --others --exclude-standard '*.c' '*.h' ':!:user/' ':!:system/systest/'); do
+	for f in $(cd "$REPO" && git ls-files --cached --others --exclude-standard '*.c' '*.h' ':!:user/' ':!:system/systest/' ':!:system/sysbench/'); do
 		out=$(cat "$lint/$(echo "$f" | tr / _).cp" 2>/dev/null || echo "no checkpatch output file")
 		if [ -z "$out" ]; then
 			pass "checkpatch --strict $f"
@@ -224,7 +224,8 @@ host_tests() {
 		fi
 	done
 	for f in "$REPO"/scripts/plot.py "$REPO"/scripts/report.py "$REPO"/scripts/pidxreport/*.py "$REPO"/scripts/pidxplot/*.py \
-		"$REPO"/scripts/check-trace.py "$REPO"/tests/test_report.py; do
+		"$REPO"/scripts/check-trace.py "$REPO"/scripts/system-rows.py "$REPO"/tests/test_report.py \
+		"$REPO"/tests/test_system_report.py; do
 		if out=$(pyflakes3 "$f" 2>&1); then
 			pass "pyflakes3 ${f#"$REPO"/}"
 		else
@@ -236,6 +237,11 @@ host_tests() {
 	count_lines "report: " "$WORK/test-report.log"
 	grep -q '^PASS' "$WORK/test-report.log" ||
 		fail "report: test_report.py" "PASS lines, saw: $(tail -n 3 "$WORK/test-report.log" | tr '\n' ' ')"
+	section "the System view's rows, ratios and verdicts on synthetic records of known answer"
+	/usr/bin/python3 "$REPO/tests/test_system_report.py" >"$WORK/test-system-report.log" 2>&1
+	count_lines "report: " "$WORK/test-system-report.log"
+	grep -q '^PASS' "$WORK/test-system-report.log" ||
+		fail "report: test_system_report.py" "PASS lines, saw: $(tail -n 3 "$WORK/test-system-report.log" | tr '\n' ' ')"
 	section "the VM runner's verdicts on the host-pause and KCSAN fixtures (no boot)"
 	bash "$REPO/tests/test-runner.sh" >"$WORK/test-runner.log" 2>&1
 	count_lines "runner: " "$WORK/test-runner.log"
@@ -678,6 +684,8 @@ bench_plumbing_test() {
 
 # shellcheck source=user.sh
 . "$SELF_DIR/user.sh"
+# shellcheck source=sysbench.sh
+. "$SELF_DIR/sysbench.sh"
 # shellcheck source=checkers.sh
 . "$SELF_DIR/checkers.sh"
 # shellcheck source=docs.sh
@@ -704,13 +712,17 @@ if [ $HOST_AND_STOCK = yes ]; then
 	dkms_tests
 	bench_plumbing_test
 	user_tests
+	sysbench_tests
 	beside_end
 	[ $DEBUG_KERNEL = no ] || debug_kernel_tests kcsan
 elif [ $DEBUG_KERNEL = yes ]; then
 	debug_kernel_tests kasan
 	debug_kernel_tests kcsan
 fi
-[ $USER_ONLY = yes ] && user_tests
+if [ $USER_ONLY = yes ]; then
+	user_tests
+	sysbench_tests
+fi
 
 echo
 echo "suite took $(( $(date +%s) - START )) s"

@@ -163,11 +163,14 @@ class Results:
             raise ReportError(f"{path}: missing")
         self.meta = read_meta(os.path.join(directory, "meta"))
         self.rows = []
+        # the system benchmark's rows (substrates system-*): the System
+        # view's alone (system.py), never compared with the storms'
+        self.system_rows = []
         self.left_out = {"verification failed": 0, "fault injection": 0,
                          "visits traced": 0, "placed on a node": 0}
         self.failed = []
         self._read(path)
-        if not self.rows:
+        if not self.rows and not self.system_rows:
             raise ReportError(f"{path}: no row to report on")
 
     def _read(self, path):
@@ -193,6 +196,9 @@ class Results:
 
     def _add(self, row, ksub):
         sub = row.get("substrate") or "kernel"
+        if sub.startswith("system-"):
+            self.system_rows.append(row)
+            return
         if sub == "user":
             sub = "cachegrind" if row.get("pmu") == "cachegrind" \
                 else "user-native"

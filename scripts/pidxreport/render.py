@@ -72,6 +72,8 @@ class Report:
         # (name, Report) of the reference before this one
         self.own_targets = False
         self.previous = None
+        # the System view (system.py), of this run or of the one it names
+        self.system = None
         self.subs = res.substrates()
         self.indexes = res.indexes()
         self._headline()
@@ -646,6 +648,8 @@ class Report:
         if sc:
             parts += ["## CPU sweep", "", sc, ""]
         parts += [self.traffic.markdown(), ""]
+        if self.system:
+            parts += [self.system.markdown(), ""]
         parts += ["## Figures", "", self.figures_md(), "",
                   "## Rows", "", self.left_out_md(), ""]
         del m
@@ -723,6 +727,10 @@ class Report:
             lines += [f"- {wl}{', ' + extra if extra else ''}: "
                       + "; ".join(v) for (wl, extra), v in groups.items()]
             lines.append("")
+        if self.system and self.system.sentence():
+            lines += [f"System view ([{self.system.name}]"
+                      f"({self.system.link(dir_label)})): "
+                      + self.system.sentence(), ""]
         lines.append("| target | on | value [interval] | threshold "
                      "| verdict |")
         lines.append("|---|---|---|---|---|")

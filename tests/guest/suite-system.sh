@@ -10,6 +10,7 @@
 
 SYS=/sys/kernel/debug/pidx_system
 SYSTEST=${PIDX_DIR:-/pidx}/pidx-systest
+SYSBENCH=${PIDX_DIR:-/pidx}/pidx-sysbench
 
 # system_ready: the series' debugfs and the test program are there
 system_ready() {
@@ -156,4 +157,55 @@ t_system_own() {
 	INDEXES=$saved
 	set_all indexes=all
 	system_run --index "$1" --quick --only pid-max
+}
+
+# stats_of INDEX KEY: KEY's value on INDEX's row of pidx_system/stats
+stats_of() {
+	sed -n "s/^index=$1 .* $2=\([0-9]*\).*/\1/p" $SYS/stats
+}
+
+# The system benchmark's program at a small size, in the boot's own index
+# (its nsfork's namespaces too), each workload with the index timing on:
+# the line it prints, and the calls stats counted for the operations it
+# says it made (a fork's PID is reserved and published, one alloc call
+# each, at every level, and freed once it is reaped; a thread's freeing may
+# trail its join by the few still exiting at the stop).
+t_system_bench() {
+	system_ready || return
+	if [ ! -x "$SYSBENCH" ]; then
+		fail "system: $SYSBENCH" "present (tests/run-all.sh ships it), saw none"
+		return
+	fi
+	own=$(sed -n 's/^index=\([^ ]*\).*/\1/p' $SYS/self)
+	was=$(cat $SYS/index)
+	echo "$own" >$SYS/index
+	for w in threadspawn fork vfork "nsfork 2" "procwalk 50" "kill 50"; do
+		echo 0 >$SYS/stats && echo on >$SYS/stats
+		# shellcheck disable=SC2086 # the workload and its argument
+		out=$("$SYSBENCH" $w --seconds 0.2 --warmup 0 --procs 2 2>&1)
+		rc=$?
+		echo off >$SYS/stats
+		ops=$(echo "$out" | sed -n 's/.* ops=\([0-9]*\) .*/\1/p')
+		if [ "$rc" != 0 ] || [ -z "$ops" ] || [ "$ops" = 0 ]; then
+			fail "system: pidx-sysbench $w in $own" "exit 0 and ops, saw exit $rc: $out"
+			continue
+		fi
+		a=$(stats_of "$own" alloc_calls)
+		f=$(stats_of "$own" free_calls)
+		lk=$(stats_of "$own" find_calls)
+		ge=$(stats_of "$own" find_ge_calls)
+		case $w in
+		threadspawn | fork | vfork) ok=$([ "$a" -ge $((2 * ops)) ] && [ "$f" -ge $((ops - 4)) ] && echo yes) ;;
+		nsfork*) ok=$([ "$a" -ge $((6 * ops)) ] && [ "$f" -ge $((3 * ops)) ] &&
+			echo "$out" | grep -q ' nspid_levels=3$' && echo yes) ;;
+		procwalk*) ok=$([ "$ge" -ge $((50 * ops)) ] && echo yes) ;;
+		kill*) ok=$([ "$lk" -ge "$ops" ] && echo yes) ;;
+		esac
+		if [ "$ok" = yes ]; then
+			pass "system: pidx-sysbench $w in $own: $ops ops, stats counted alloc $a, free $f, find $lk, find_ge $ge"
+		else
+			fail "system: pidx-sysbench $w in $own" "stats' calls for $ops ops, saw alloc $a, free $f, find $lk, find_ge $ge: $out"
+		fi
+	done
+	echo "$was" >$SYS/index
 }

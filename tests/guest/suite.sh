@@ -170,6 +170,7 @@ debug)
 	timed t_system_boot_fallback maple
 	timed t_system
 	timed t_system_refusals
+	timed t_system_bench
 	timed t_system_failslab
 	;;
 failslab)
@@ -204,6 +205,7 @@ kcsan)
 own)
 	timed t_system_boot "$2" "pidx.index=$2"
 	timed t_system_own "$2"
+	timed t_system_bench
 	[ ! -e /pidx/kcsan-module ] || timed t_kcsan_active
 	;;
 esac
