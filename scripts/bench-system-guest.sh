@@ -12,7 +12,8 @@
 #   boot index=NAME kernel=RELEASE vcpus=N threads=N
 #   rate <pidx-sysbench's line>
 #   timed <pidx-sysbench's line> stats <the sum of stats' rows>
-#   fidelity_module <the module's results.csv row of an idr fork storm>
+#   fidelity_header, fidelity_module <the module's results.csv: its idr's
+#       and null's fork storms>
 #   fidelity_kernel <pidx-sysbench fork's line> stats <the idr row>
 #   error what=... rc=N
 set -u
@@ -55,8 +56,18 @@ else
 fi
 echo "boot index=$idx kernel=$(uname -r) vcpus=$ncpus threads=$(threads)" >>"$rec"
 
-# the sum over stats' index rows of each key=value after index= (one index
-# is in use in a boot: the others' counts are zero)
+# The index timing is switched on and off only while no workload runs: the
+# switch patches code (a static key), and QEMU's multi-threaded TCG before
+# 8.1 may run a stale int3 of that patch on another vCPU, which oopses.
+# pidx-sysbench zeroes the counts as its measured phase starts and copies
+# them to /tmp/stats.snap as it ends (--stats, --stats-out).
+timing() {
+	echo "$1" >"$SYS/stats" && grep -q "^timing=$1 " "$SYS/stats"
+}
+
+# the sum over the snapshot's index rows of each key=value after index=
+# (one index is in use in a boot: the others' counts are zero); %.0f, as
+# busybox awk's %d stops at 2^31
 stats_sum() {
 	awk 'NR > 1 {
 		for (i = 2; i <= NF; i++) {
@@ -65,7 +76,7 @@ stats_sum() {
 			s[kv[1]] += kv[2]
 		}
 	}
-	END { for (i = 1; i <= n; i++) printf "%s%s=%d", (i > 1 ? " " : ""), o[i], s[o[i]]; print "" }' "$SYS/stats"
+	END { for (i = 1; i <= n; i++) printf "%s%s=%.0f", (i > 1 ? " " : ""), o[i], s[o[i]]; print "" }' /tmp/stats.snap
 }
 
 # the rule of the benchmark: threadspawn one process per vCPU, as
@@ -88,11 +99,15 @@ for w in $workloads; do
 		continue
 	fi
 	[ -d "$SYS" ] || continue
-	echo 0 >"$SYS/stats" && echo on >"$SYS/stats"
+	if ! timing on; then
+		echo "error what=timing-on rc=1" >>"$rec"
+		continue
+	fi
 	# shellcheck disable=SC2086
-	line=$("$SYSBENCH" "$name" $arg --procs "$procs" --seconds "$timed" --warmup 0 2>/tmp/sb.err)
+	line=$("$SYSBENCH" "$name" $arg --procs "$procs" --seconds "$timed" \
+		--stats "$SYS/stats" --stats-out /tmp/stats.snap 2>/tmp/sb.err)
 	rc=$?
-	echo off >"$SYS/stats"
+	timing off || echo "error what=timing-off rc=1" >>"$rec"
 	if [ "$rc" = 0 ]; then
 		echo "timed $line stats $(stats_sum)" >>"$rec"
 	else
@@ -101,16 +116,17 @@ for w in $workloads; do
 done
 
 # The fidelity check (idr boots only): the module's idr, one PID's life in a
-# fork storm at one level on one CPU, beside the kernel's own idr's time per
-# fork from stats (alloc: reserve and publish; free), both at this machine's
-# live set.
+# fork storm at one level on one CPU, less null's (the engine's own work:
+# the struct pid, the storm's rings), beside the kernel's own idr's time
+# per fork from stats (alloc: reserve and publish; free), both at this
+# machine's live set.
 if [ "$fidelity" = yes ] && [ "$idx" = idr ]; then
 	live=$(threads)
 	if ! insmod "${PIDX_KO:-/pidx/pidx.ko}" 2>/tmp/ins.err; then
 		echo "error what=insmod rc=1 $(tail -n 1 /tmp/ins.err)" >>"$rec"
 	else
 		ok=1
-		for kv in indexes=idr workload=fork keys=$live pid_max=32768 levels=1 \
+		for kv in indexes=idr,null workload=fork keys=$live pid_max=32768 levels=1 \
 			cpus=0 mode=kthread ops=$fid_ops repeat=$fid_repeat fork_lookups=0; do
 			echo "${kv#*=}" >"$MOD/${kv%%=*}" || { ok=0; echo "error what=set-$kv rc=1" >>"$rec"; }
 		done
@@ -126,10 +142,11 @@ if [ "$fidelity" = yes ] && [ "$idx" = idr ]; then
 	i=0
 	while [ "$i" -lt "$fid_repeat" ]; do
 		i=$((i + 1))
-		echo 0 >"$SYS/stats" && echo on >"$SYS/stats"
-		line=$("$SYSBENCH" fork --procs 1 --seconds "$timed" --warmup 0 2>/tmp/sb.err)
+		timing on || echo "error what=timing-on rc=1" >>"$rec"
+		line=$("$SYSBENCH" fork --procs 1 --seconds "$timed" --stats "$SYS/stats" \
+			--stats-out /tmp/stats.snap 2>/tmp/sb.err)
 		rc=$?
-		echo off >"$SYS/stats"
+		timing off || echo "error what=timing-off rc=1" >>"$rec"
 		if [ "$rc" = 0 ]; then
 			echo "fidelity_kernel $line threads=$live stats $(stats_sum)" >>"$rec"
 		else

@@ -43,8 +43,8 @@ Options:
                        on, for its share from stats [0.5]
   --workloads LIST     pidx-sysbench workloads, NAME or NAME:ARG
                        [threadspawn,fork,vfork,nsfork:2,procwalk:1000,kill:1000]
-  --indexes LIST       system indexes, or auto: every one the system kernel
-                       lists in pidx_system/available [auto]
+  --indexes LIST       system indexes, or auto: every one that
+                       system/pidx_system.c does not refuse [auto]
   --no-stock           no stock boots
   --smp N              vCPUs of the guests [the host's CPU count]
   --mem MB             guest memory [1024]
@@ -122,6 +122,17 @@ for w in "${wls[@]}"; do
 	esac
 done
 [ "$DRY" = 1 ] || [ -n "$OUTDIR" ] || die -c 2 "--out is required"
+# the indexes the system kernel takes: its table's rows without a refusal
+# (one line each; a refused one goes on to its reason)
+SYSTEM_INDEXES=$(sed -n 's/^\t{ \.name = "\([a-z_]*\)".*},$/\1/p' "$REPO/system/pidx_system.c" | paste -sd,)
+[ -n "$SYSTEM_INDEXES" ] || die "no index found in system/pidx_system.c's table"
+if [ "$INDEXES" = auto ]; then
+	INDEXES=$SYSTEM_INDEXES
+else
+	for i in ${INDEXES//,/ }; do
+		case ",$SYSTEM_INDEXES," in *",$i,"*) ;; *) die -c 2 "--indexes: '$i' is no system index ($SYSTEM_INDEXES)" ;; esac
+	done
+fi
 
 # the kernels' paths, if built (or built now with --kernels yes)
 kernel_paths() { # FLAVOUR
@@ -150,8 +161,7 @@ fi
 
 # The estimate: a boot is about 4 s under TCG; each workload runs a warmup,
 # its seconds and (system kernel) its timed seconds, plus about 1 s of setup.
-nidx=7
-[ "$INDEXES" = auto ] || nidx=$(tr ',' '\n' <<<"$INDEXES" | grep -c .)
+nidx=$(tr ',' '\n' <<<"$INDEXES" | grep -c .)
 per_wl=$(awk -v s="$SECS" -v t="$TIMED" 'BEGIN { printf "%d", s + t + 1.5 }')
 est=0
 [ "$do_native" = 1 ] && est=$((est + REPEAT * ${#wls[@]} * (per_wl - 1) + 60))
@@ -159,7 +169,7 @@ if [ "$do_system" = 1 ]; then
 	est=$((est + REPEAT * ((nidx + STOCK) * 4 + nidx * ${#wls[@]} * per_wl + STOCK * ${#wls[@]} * (per_wl - 1)) + 30))
 fi
 info "parts: $([ "$do_native" = 1 ] && echo "native (this host's kernel, $(uname -r), and pidx-user's bound) ")$([ "$do_system" = 1 ] && echo "system (the system kernel under QEMU TCG, EMULATED: instruction-bound times, no cache model; $nidx indexes$([ "$STOCK" = 1 ] && echo " and stock") x $REPEAT repeats)")"
-info "workloads ${wls[*]}, $SECS s each; expected duration about $(((est + 59) / 60)) min"
+info "workloads ${wls[*]}, $SECS s each; indexes $INDEXES; expected duration about $(((est + 59) / 60)) min"
 if [ "$DRY" = 1 ]; then
 	echo "estimate_s=$est"
 	exit 0
@@ -213,10 +223,12 @@ run_native() {
 	run_bound "$live"
 }
 
-# pidx-user's cost of each workload's index work, at this host's live set:
-# a fork (alloc, publish, the wait's and a kill's lookups, the exit's
-# remove) at 1 and 3 levels, a thread (no lookup), and the lookup and the
-# find_ge step that kill and procwalk make among their parked threads.
+# pidx-user's cost of each workload's index work, at this host's live set,
+# for the indexes the system kernel takes, as the guests' stats count it: a
+# fork (alloc, publish, the wait's lookup, the exit's remove) at 1 and 3
+# levels; a thread (no lookup), on every CPU as threadspawn runs, so that
+# the lock's contention is in it; the lookup of a kill and the find_ge step
+# of a /proc walk among their parked threads.
 run_bound() { # LIVE
 	local live=$1 parked=1000 w u
 	for w in "${wls[@]}"; do
@@ -228,17 +240,26 @@ run_bound() { # LIVE
 		make -C "$REPO" user >&2 || { warn "building user/pidx-user failed: no native bound"; rc=1; return; }
 	fi
 	rm -f "$OUTDIR/bound.csv"
-	u=("$REPO/user/pidx-user" --indexes all --ops 20000 --repeat "$REPEAT" --cpus 0
+	u=("$REPO/user/pidx-user" --indexes "$SYSTEM_INDEXES" --ops 20000 --repeat "$REPEAT"
 		--pid-max 32768 --csv "$OUTDIR/bound.csv" --quiet)
 	info "native bound: pidx-user at the live set ($live threads; $((live + parked)) with the parked ones)"
-	if ! { "${u[@]}" --run 1 --workload fork --keys "$live" --levels 1 --fork-lookups 2 &&
-		"${u[@]}" --run 2 --workload fork --keys "$live" --levels 3 --fork-lookups 2 &&
-		"${u[@]}" --run 3 --workload fork --keys "$live" --levels 1 --fork-lookups 0 &&
-		"${u[@]}" --run 4 --workload lookup --keys $((live + parked)) &&
-		"${u[@]}" --run 5 --workload iterate --keys $((live + parked)); }; then
+	if ! { "${u[@]}" --cpus 0 --run 1 --workload fork --keys "$live" --levels 1 --fork-lookups 1 &&
+		"${u[@]}" --cpus 0 --run 2 --workload fork --keys "$live" --levels 3 --fork-lookups 1 &&
+		"${u[@]}" --cpus "0-$(($(nproc) - 1))" --run 3 --workload fork --keys "$live" --fork-lookups 0 &&
+		"${u[@]}" --cpus 0 --run 4 --workload lookup --keys $((live + parked)) &&
+		"${u[@]}" --cpus 0 --run 5 --workload iterate --keys $((live + parked)); }; then
 		warn "pidx-user's bound storms failed"
 		rc=1
 	fi
+}
+
+# shuffled SEED LIST: LIST's words in an order that SEED alone decides (shuf
+# --random-source reads too few of its bytes to tell seeds 1.1 and 1.2 apart)
+shuffled() {
+	python3 -c 'import random, sys
+w = sys.argv[2].split(",")
+random.Random(sys.argv[1]).shuffle(w)
+print("\n".join(w))' "$1" "$2"
 }
 
 # one boot: the guest's records, after a line that says which boot it was
@@ -255,6 +276,12 @@ boot() { # REPEAT ORDER NAME
 		--workloads "$WORKLOADS" --fidelity "$fid" >/dev/null 2>"$tmp/vm.err" || brc=$?
 	if [ "$brc" != 0 ] || ! grep -qx end "$d/system.txt" 2>/dev/null; then
 		warn "boot $x (repeat $r) failed with status $brc: $(tail -n 2 "$tmp/vm.err" | tr '\n' ' ') (files in $d)"
+		rc=1
+		return
+	fi
+	# a kernel that fell back to idr (an index it refused) would pair idr with idr
+	if ! grep -q "^boot index=$x " "$d/system.txt"; then
+		warn "boot $x (repeat $r) ran another index: $(grep '^boot ' "$d/system.txt") (its rows left out)"
 		rc=1
 		return
 	fi
@@ -275,19 +302,10 @@ run_system() {
 	make -s -C "$tmp/mod" KDIR="$sys_headers" >"$tmp/mod.log" 2>&1 ||
 		die "building pidx.ko against $sys_headers failed: $(tail -n 3 "$tmp/mod.log")"
 	ko=$tmp/mod/pidx.ko
-	if [ "$INDEXES" = auto ]; then
-		# shellcheck disable=SC2016 # $OUT is the guest's
-		printf '#!/bin/sh\ncat /sys/kernel/debug/pidx_system/available >"$OUT/available"\n' >"$tmp/avail.sh"
-		"$SELF_DIR/vm-run.sh" --kernel "$sys_kernel" --ko "$ko" --smp 1 --mem "$MEM" --quiet \
-			--out "$tmp/avail" "$tmp/avail.sh" >/dev/null 2>&1 ||
-			die "the system kernel did not boot to list its indexes (files in $tmp/avail)"
-		INDEXES=$(paste -sd, "$tmp/avail/available")
-	fi
 	info "system: indexes $INDEXES$([ "$STOCK" = 1 ] && echo ", and stock"); $REPEAT repeats of $SMP-vCPU boots"
 	fidelity_done=0
 	for r in $(seq 1 "$REPEAT"); do
-		order=$( (tr ',' '\n' <<<"$INDEXES"; [ "$STOCK" = 0 ] || echo stock) |
-			shuf --random-source=<(yes "$SEED.$r"))
+		order=$(shuffled "$SEED.$r" "$INDEXES$([ "$STOCK" = 0 ] || echo ,stock)")
 		info "repeat $r of $REPEAT: $(paste -sd' ' <<<"$order")"
 		k=0
 		for x in $order; do

@@ -89,9 +89,12 @@ prepare() {
 		--file "$REPO/system/sysbench/pidx-sysbench" --initrd-only "$LAB/initrd.gz" \
 		"$SELF_DIR/bench-system-guest.sh" -- --seconds "$SECS" --timed-seconds "$(awk -v s="$SECS" 'BEGIN { print s / 2 }')" \
 		--workloads "$WORKLOADS" 2>/dev/null || die "writing the initramfs failed"
+	# each repeat's order shuffled by its own seed, as bench-system.sh's
 	for r in $(seq 1 "$REPEAT"); do
-		(tr ',' '\n' <<<"$INDEXES"; echo stock) | shuf --random-source=<(yes "1.$r") |
-			awk -v r="$r" '{ print r, NR, $1 }'
+		python3 -c 'import random, sys
+w = sys.argv[2].split(",")
+random.Random(sys.argv[1]).shuffle(w)
+print("\n".join(w))' "1.$r" "$INDEXES,stock" | awk -v r="$r" '{ print r, NR, $1 }'
 	done >"$LAB/plan.txt"
 	cat >"$LAB/lab-run.sh" <<EOF
 #!/bin/bash

@@ -75,7 +75,8 @@ sysbench_tests() {
 	fi
 
 	# bench-system.sh: usage errors, the plan, then its native part end to end
-	for bad in "--repeat 0" "--workloads nosuch" "--workloads nsfork" "--parts bogus" "--seconds 0" "--kernels maybe"; do
+	for bad in "--repeat 0" "--workloads nosuch" "--workloads nsfork" "--parts bogus" "--seconds 0" \
+		"--kernels maybe" "--indexes maple" "--indexes nosuch"; do
 		# shellcheck disable=SC2086
 		if "$SRC/scripts/bench-system.sh" $bad --out "$WORK/bs-bad" >/dev/null 2>&1; then rc=0; else rc=$?; fi
 		if [ "$rc" = 2 ] && [ ! -e "$WORK/bs-bad" ]; then
@@ -84,11 +85,13 @@ sysbench_tests() {
 			fail "bench-system.sh $bad" "exit 2 and no directory, saw exit $rc"
 		fi
 	done
-	if out=$("$SRC/scripts/bench-system.sh" --dry-run --parts native 2>/dev/null) &&
-		echo "$out" | grep -qE '^estimate_s=[1-9][0-9]*$'; then
-		pass "bench-system.sh --dry-run: the estimate, nothing run"
+	# the system indexes, read from system/pidx_system.c's table, and the plan
+	if out=$("$SRC/scripts/bench-system.sh" --dry-run --parts native 2>"$WORK/bs-dry.err") &&
+		echo "$out" | grep -qE '^estimate_s=[1-9][0-9]*$' &&
+		grep -q ' indexes idr,idr_onelock,skiplist,rbskip,hash,lazyskip,lfradix;' "$WORK/bs-dry.err"; then
+		pass "bench-system.sh --dry-run: the estimate and the 7 system indexes, nothing run"
 	else
-		fail "bench-system.sh --dry-run" "estimate_s=N, saw: $out"
+		fail "bench-system.sh --dry-run" "estimate_s=N and the 7 system indexes, saw: $out $(cat "$WORK/bs-dry.err")"
 	fi
 	d=$WORK/bench-system
 	if "$SRC/scripts/bench-system.sh" --out "$d" --parts native --repeat 2 --seconds 0.1 \

@@ -46,8 +46,10 @@ class Records:
         self.rows = []
         self.errors = []
         self.fid_module = []        # the module's idr ns/op, per repeat
+        self.fid_null = []          # and null's: the engine without an index
         self.fid_kernel = []        # the kernel's idr ns per fork, per run
         self.fid_threads = None
+        self.seen = set()
         if not os.path.isfile(path):
             raise ReportError(f"{path}: missing")
         with open(path, encoding="utf-8", errors="replace") as f:
@@ -71,6 +73,13 @@ class Records:
                                       f"or ops in '{line.strip()}'")
                 if kind == "rate":
                     row = self._row(run, boot, kv)
+                    key = (row["substrate"], row["index"], row["workload"],
+                           row["repeat"])
+                    if key in self.seen:
+                        raise ReportError(
+                            f"system.txt line {n}: a second {key[2]} of "
+                            f"{key[1]} in repeat {key[3] + 1} ({key[0]})")
+                    self.seen.add(key)
                     last[label(kv)] = row
                     self.rows.append(row)
                 elif label(kv) in last:
@@ -80,8 +89,12 @@ class Records:
             elif kind == "fidelity_module" and header:
                 cells = next(csv.reader([rest]))[:len(header)]
                 r = dict(zip(header, cells))
-                if r.get("index") == "idr" and r.get("verified") == "yes":
+                if r.get("verified") not in ("yes", "n/a"):
+                    continue
+                if r.get("index") == "idr":
                     self.fid_module.append(number(r["ns_per_op"]))
+                elif r.get("index") == "null":
+                    self.fid_null.append(number(r["ns_per_op"]))
             elif kind == "fidelity_kernel":
                 main, _, stats = rest.partition(" stats ")
                 kv, st = kv_words(main), kv_words(stats)

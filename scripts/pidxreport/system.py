@@ -16,12 +16,13 @@ import csv
 import os
 
 from .data import number, read_meta
-from .stats import Interval, fmt, fmt_interval
+from .stats import WANTED_LEVEL, Interval, fmt, fmt_interval
 from .sysrows import Records, read_bound
 
 # the seed's claim (../shared/seeds): UnixBench on one core, both skip lists
 SEED_GAIN = 1.10
 SEED_INDEXES = ("skiplist", "rbskip")
+SEED_WORKLOADS = ("fork", "vfork")
 DISPATCH_MAX = 0.02
 # bound.csv's runs (bench-system.sh's run_bound)
 B_FORK1, B_FORK3, B_THREAD, B_LOOKUP, B_STEP = 1, 2, 3, 4, 5
@@ -168,28 +169,52 @@ class SystemView:
                 if (iv := self.ratio(wl, "idr", "stock")) and iv.n}
 
     def fidelity(self):
-        if not self.records or not self.records.fid_module:
+        """The module's idr less null (its index work per PID) over the
+        kernel's idr per fork: runs at different moments, so no pairing;
+        the medians' quotient, bracketed by the intervals' far ends.
+        (value, lo, hi) or None."""
+        rec = self.records
+        if not rec or not rec.fid_module or not rec.fid_null or \
+                not rec.fid_kernel:
             return None
-        m, k = self.records.fid_module, self.records.fid_kernel
-        return Interval([a / b for a, b in zip(m, k) if b])
+        m, z, k = (Interval(rec.fid_module), Interval(rec.fid_null),
+                   Interval(rec.fid_kernel))
+        if min(k.lo, k.median) <= 0:
+            return None
+        return ((m.median - z.median) / k.median, (m.lo - z.hi) / k.hi,
+                (m.hi - z.lo) / k.lo)
 
     def seed_verdict(self):
-        """The seed's +10-20% on the skip lists against the system-tcg
-        ratios of fork and threadspawn: refuted when every interval lies
-        below +10%, confirmed when every one lies at or above it."""
+        """The seed's +10-20% (UnixBench on one core) for both skip lists,
+        against the single-process fork and vfork rates over idr's in the
+        system kernel, and against the native bound of a fork.  TCG has no
+        cache model, so it alone cannot refute a gain that caches make:
+        refuted needs every system-tcg interval below 1.10 and the native
+        bound's fastest index unable to take the 9.1% off a fork's time
+        that a rate 1.10 times idr's needs; confirmed, every interval at
+        or above 1.10.  Fewer than 90% intervals, or a skip list missing,
+        decide nothing.  (verdict, [(workload, index, interval)])."""
         ivs = []
-        for wl in ("fork", "threadspawn"):
+        for wl in SEED_WORKLOADS:
             for i in SEED_INDEXES:
                 iv = self.ratio(wl, i)
                 if iv and iv.n:
                     ivs.append((wl, i, iv))
-        if not ivs:
-            return None, ivs
-        if all(iv.hi < SEED_GAIN for _, _, iv in ivs):
-            return "refuted", ivs
+        if len(ivs) < len(SEED_WORKLOADS) * len(SEED_INDEXES):
+            return (None if not ivs else "inconclusive"), ivs
+        if any(iv.n < 2 or iv.level < WANTED_LEVEL for _, _, iv in ivs):
+            return "inconclusive", ivs
         if all(iv.lo >= SEED_GAIN for _, _, iv in ivs):
             return "confirmed", ivs
-        return "inconclusive", ivs
+        if not all(iv.hi < SEED_GAIN for _, _, iv in ivs):
+            return "inconclusive", ivs
+        fork = self.bound("fork")
+        if not fork:
+            return "not reproduced under TCG (no native bound)", ivs
+        _, (_, fc), _ = fork
+        if fc.lo > -(1 - 1 / SEED_GAIN):
+            return "refuted", ivs
+        return "not reproduced under TCG; the native bound allows it", ivs
 
     # ------------------------------------------------------------ the bound
     def bound_cost(self, wl):
@@ -210,14 +235,16 @@ class SystemView:
                    and r["workload"] == wl]
             if not nat or B_STEP not in b or B_LOOKUP not in b:
                 return None
-            # readdir steps over every task (find_ge_pid), and each
-            # process's stat open looks its PID up
+            # readdir steps over every task with find_ge_pid(): the IDR's
+            # idr_get_next() returns the entry, another index's find_ge()
+            # is followed by its lookup(); the stat opens find their PIDs
+            # in the dentry cache (the guests' stats count no find)
             steps = number(nat[0]["keys"]) + int(arg)
-            entries = number(nat[0]["x"].get("entries")) or 0
             out = {}
             for i, st in b[B_STEP].items():
-                lk = b[B_LOOKUP].get(i, [])
-                out[i] = [steps * s + entries * k for s, k in zip(st, lk)]
+                lk = b[B_LOOKUP].get(i, [0] * len(st))
+                out[i] = [steps * (s + (k if i != "idr" else 0))
+                          for s, k in zip(st, lk)]
             return out
         return None
 
@@ -250,7 +277,8 @@ class SystemView:
                for i in self.indexes(sub)
                if (iv := Interval(list(self.table(sub).get(wl, {})
                                        .get(i, {}).values()))).n >= 2]
-        return ivs[0].level_text() if ivs else "no interval"
+        return min(ivs, key=lambda iv: iv.level).level_text() if ivs \
+            else "no interval"
 
     def rates_md(self, sub):
         t = self.table(sub)
@@ -336,50 +364,66 @@ class SystemView:
                       "pidx_system/stats)", "", self.share_md(), ""]
             d = self.dispatch()
             if d:
-                worst = min(d.values(), key=lambda iv: iv.median)
-                verdict = "met" if worst.median >= 1 - DISPATCH_MAX \
-                    else "missed"
+                floor = 1 - DISPATCH_MAX
+                if any(iv.hi < floor for iv in d.values()):
+                    verdict = "missed"
+                elif all(iv.lo >= floor and iv.n >= 2 for iv in d.values()):
+                    verdict = "met"
+                else:
+                    verdict = "inconclusive"
                 parts += ["### What the series costs the kernel's own path",
                           "", "idr's rate over stock's (the same tree "
                           "without the series), per workload: " +
                           ", ".join(f"{w} {fmt_interval(iv)}"
                                     for w, iv in d.items()) +
                           f". Target: at most {100 * DISPATCH_MAX:.0f}% "
-                          f"slower (median of the pairs): **{verdict}**.",
+                          "slower (the median of the pairs; met when the "
+                          f"whole interval is at or above {fmt(floor)} "
+                          "in every workload, missed when one lies wholly "
+                          f"below): **{verdict}**.",
                           ""]
         fid = self.fidelity()
         if fid:
-            mod = Interval(self.records.fid_module)
-            ker = Interval(self.records.fid_kernel)
+            rec = self.records
+            mod, nul, ker = (Interval(rec.fid_module), Interval(rec.fid_null),
+                             Interval(rec.fid_kernel))
             parts += ["### Fidelity of the module's idr", "",
                       "In one idr boot, at its live set "
-                      f"({self.records.fid_threads} tasks): the module's "
-                      f"idr fork storm, one PID's life, {fmt(mod.median)} "
-                      f"ns [{fmt(mod.lo)}-{fmt(mod.hi)}]; the kernel's own "
-                      "idr per fork (alloc_pid's reserve and publish, "
-                      f"free_pid's remove) {fmt(ker.median)} ns "
-                      f"[{fmt(ker.lo)}-{fmt(ker.hi)}]. Ratio, paired: "
-                      f"**{fmt_interval(fid)}**.", ""]
+                      f"({rec.fid_threads} tasks): the module's idr fork "
+                      f"storm (one PID's life) {fmt_interval(mod)} ns, "
+                      f"null's (the engine alone) {fmt_interval(nul)} ns; "
+                      "the kernel's own idr per fork (alloc_pid's reserve "
+                      "and publish with the lock and the preload, "
+                      f"free_pid's remove) {fmt_interval(ker)} ns. The "
+                      "module's index work over the kernel's (idr less "
+                      "null, over the kernel's; the runs are not paired, "
+                      "so the bracket is the quotient of the far ends): "
+                      f"**{fmt(fid[0])} [{fmt(fid[1])}-{fmt(fid[2])}]**.",
+                      ""]
         if self.workloads("system-native"):
             parts += ["### The native bound", "",
                       "The host's rates (ops/s, system-native):", "",
                       self.rates_md("system-native"), "",
                       "The index's work per operation, from pidx-user at the "
-                      "host's live set (a fork: alloc, publish, two lookups "
-                      "for the wait and a kill, the remove; nsfork:2 the "
-                      "same at three levels; a thread: no lookup; kill: "
-                      "one lookup; procwalk: a find_ge step per task and a "
-                      "lookup per process), over the host's time per "
-                      "operation:", "", self.bound_md(), ""]
+                      "host's live set, as the system kernel's stats count "
+                      "it (a fork: alloc, publish, the wait's lookup, the "
+                      "remove; nsfork:2 the same at three levels; a "
+                      "thread: no lookup, stormed on every CPU; kill: one "
+                      "lookup; procwalk: a find_ge step per task, and "
+                      "for the indexes other than idr a lookup after it), "
+                      "over the host's time per operation; the indexes "
+                      "the system kernel takes:", "", self.bound_md(), ""]
         if v:
             parts += ["### The seed's system claim", "",
                       "The seed reported UnixBench +10-20% on one core for "
                       "both skip lists, and fork latency up in perf. Here, "
-                      "each skip list's rate over idr's: " +
+                      "each skip list's single-process rate over idr's in "
+                      "the system kernel: " +
                       ", ".join(f"{i} {wl} {fmt_interval(iv)}"
                                 for wl, i, iv in ivs) +
                       f". A gain of +10% or more: **{v}**" +
-                      (" (every interval lies below 1.10)." if
+                      (" (every interval lies below 1.10, and natively no "
+                       "index can take 9.1% off a fork)." if
                        v == "refuted" else "."), ""]
         return "\n".join(parts)
 
@@ -396,8 +440,9 @@ class SystemView:
                         f"{pct(sc.median)} ({si})")
         if ivs:
             bits.append("in the system kernel (system-tcg) the skip lists' "
-                        "fork and thread-creation rates over idr's are " +
-                        ", ".join(f"{fmt_interval(iv)}" for _, _, iv in ivs))
+                        "fork rates over idr's are " +
+                        ", ".join(f"{fmt_interval(iv)} ({i}, {wl})"
+                                  for wl, i, iv in ivs))
         if not bits:
             return ""
         s = "; ".join(bits)

@@ -13,6 +13,7 @@
 #include "sysbench.h"
 
 #include <ctype.h>
+#include <fcntl.h>
 #include <math.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -60,10 +61,14 @@ static void usage(FILE *f)
 	size_t i;
 
 	fprintf(f, "Usage: " PROG_NAME " WORKLOAD [ARG] [--seconds S] [--procs N] [--warmup S]\n"
+		"                     [--stats FILE --stats-out OUT]\n"
 		"       " PROG_NAME " --list | --help\n\n"
 		"  --seconds S  measured duration in seconds, 0 < S <= 3600 (default 1)\n"
 		"  --warmup S   unmeasured run before it, 0 <= S <= 3600 (default 0.1)\n"
-		"  --procs N    worker processes, 1..%d (default: the CPUs it may run on)\n\n"
+		"  --procs N    worker processes, 1..%d (default: the CPUs it may run on)\n"
+		"  --stats FILE --stats-out OUT\n"
+		"               the system kernel's pidx_system/stats, its timing on: zeroed\n"
+		"               as the measured phase starts, copied to OUT as it ends\n\n"
 		"Workloads:\n", MAX_PROCS);
 	for (i = 0; i < ARRAY_SIZE(workloads); i++) {
 		const struct workload *wl = &workloads[i];
@@ -162,7 +167,8 @@ static void parse_args(int argc, char **argv)
 			val++;
 		}
 		if (strcmp(name, "--seconds") && strcmp(name, "--warmup") &&
-		    strcmp(name, "--procs"))
+		    strcmp(name, "--procs") && strcmp(name, "--stats") &&
+		    strcmp(name, "--stats-out"))
 			bad_input("unknown option '%s' (see --help)", name);
 		if (!val) {
 			if (i + 1 == argc)
@@ -173,6 +179,14 @@ static void parse_args(int argc, char **argv)
 			sb.seconds = parse_secs(name, val, false);
 		} else if (!strcmp(name, "--warmup")) {
 			sb.warmup = parse_secs(name, val, true);
+		} else if (!strcmp(name, "--stats")) {
+			if (!*val)
+				bad_input("--stats needs a file");
+			sb.stats = val;
+		} else if (!strcmp(name, "--stats-out")) {
+			if (!*val)
+				bad_input("--stats-out needs a file");
+			sb.stats_out = val;
 		} else {
 			sb.procs = parse_ulong(val, 1, MAX_PROCS, &ok);
 			if (!ok)
@@ -181,6 +195,8 @@ static void parse_args(int argc, char **argv)
 		}
 	}
 
+	if (!sb.stats != !sb.stats_out)
+		bad_input("--stats and --stats-out go together");
 	if (!npos)
 		bad_input("no workload given (see --help)");
 	for (k = 0; k < ARRAY_SIZE(workloads); k++)
@@ -483,6 +499,46 @@ static void stop_children(void)
 	kill_all();
 }
 
+/* --stats: its counts zeroed, a failure naming the file */
+static void stats_zero(void)
+{
+	int fd;
+
+	if (!sb.stats)
+		return;
+	fd = open(sb.stats, O_WRONLY);
+	if (fd < 0)
+		sys_fail(errno, "open %s", sb.stats);
+	if (write(fd, "0", 1) != 1)
+		sys_fail(errno, "write '0' to %s", sb.stats);
+	close(fd);
+}
+
+/* --stats: its text as the measured phase ends, into --stats-out */
+static void stats_copy(void)
+{
+	char buf[8192];
+	ssize_t n, len = 0;
+	int in, out;
+
+	if (!sb.stats)
+		return;
+	in = open(sb.stats, O_RDONLY);
+	if (in < 0)
+		sys_fail(errno, "open %s", sb.stats);
+	while ((n = read(in, buf + len, sizeof(buf) - len)) > 0)
+		len += n;
+	if (n < 0)
+		sys_fail(errno, "read %s", sb.stats);
+	close(in);
+	out = open(sb.stats_out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (out < 0)
+		sys_fail(errno, "open %s", sb.stats_out);
+	if (write(out, buf, len) != len)
+		sys_fail(errno, "write %s", sb.stats_out);
+	close(out);
+}
+
 int main(int argc, char **argv)
 {
 	static uint64_t ops0[MAX_PROCS], ops1[MAX_PROCS];
@@ -511,11 +567,20 @@ int main(int argc, char **argv)
 	if (sb.warmup > 0)
 		run_until(now_ns() + (int64_t)(sb.warmup * NSEC));
 
+	/*
+	 * The kernel's index counts cover the measured phase alone: not the parked threads'
+	 * creation, the workers' start or their teardown, whose PIDs are no operation's.  The
+	 * caller turns the timing on and off while nothing runs: the switch patches code (a
+	 * static key), and QEMU's multi-threaded TCG before 8.1 can run a stale int3 of such
+	 * a patch on another vCPU, which then oopses.
+	 */
+	stats_zero();
 	t0 = now_ns();
 	snapshot(ops0);
 	run_until(t0 + (int64_t)(sb.seconds * NSEC));
 	t1 = now_ns();
 	snapshot(ops1);
+	stats_copy();
 	__atomic_store_n(&sb.sh->phase, PH_STOP, __ATOMIC_RELEASE);
 	stop_children();
 
@@ -526,6 +591,9 @@ int main(int argc, char **argv)
 		hi = d > hi ? d : hi;
 	}
 	secs = (double)(t1 - t0) / NSEC;
+	/* a rate of nothing is no measurement */
+	if (!ops)
+		sys_fail(0, "no operation completed in %.6f s (a longer --seconds?)", secs);
 	printf("workload=%s ops_per_s=%.1f ops=%llu seconds=%.6f procs=%d", sb.wl->name,
 	       ops / secs, (unsigned long long)ops, secs, sb.procs);
 	if (sb.wl->arg_name)

@@ -72,6 +72,8 @@ struct bench {
 	long arg;
 	int procs;
 	double seconds, warmup;
+	const char *stats;	/* --stats: the kernel's index counts, zeroed at the phase's start */
+	const char *stats_out;	/* --stats-out: where they go as it ends */
 	pid_t parent;		/* the driver */
 	pid_t keeper;		/* leader of the process group that holds every other process */
 	struct shared *sh;

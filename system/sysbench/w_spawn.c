@@ -77,7 +77,7 @@ void run_fork(int w)
 }
 
 /* its own function, so that nothing of the caller's lives across vfork's shared stack */
-static pid_t vfork_exit(void)
+static __attribute__((noinline)) pid_t vfork_exit(void)
 {
 	pid_t pid = vfork();
 
