@@ -74,11 +74,12 @@ class Records:
                 if kind == "rate":
                     row = self._row(run, boot, kv)
                     key = (row["substrate"], row["index"], row["workload"],
-                           row["repeat"])
+                           row["repeat"], row["ncpus"])
                     if key in self.seen:
                         raise ReportError(
                             f"system.txt line {n}: a second {key[2]} of "
-                            f"{key[1]} in repeat {key[3] + 1} ({key[0]})")
+                            f"{key[1]} in repeat {key[3] + 1} ({key[0]}, "
+                            f"{key[4]} CPUs)")
                     self.seen.add(key)
                     last[label(kv)] = row
                     self.rows.append(row)
