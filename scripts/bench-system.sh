@@ -143,6 +143,7 @@ kernel_paths() { # FLAVOUR
 	fi
 }
 sys_kernel='' stock_kernel='' sys_headers=''
+want_system=$do_system
 if [ "$do_system" = 1 ]; then
 	if paths=$(kernel_paths system); then
 		sys_kernel=$(sed -n 's/^KERNEL=//p' <<<"$paths")
@@ -157,7 +158,7 @@ if [ "$do_system" = 1 ]; then
 		do_system=0
 	fi
 fi
-[ $((do_native + do_system)) -gt 0 ] || { info "no part to run"; exit 0; }
+[ $((do_native + do_system)) -gt 0 ] || [ "$DRY" = 1 ] || { info "no part to run"; exit 0; }
 
 # The estimate: a boot is about 4 s under TCG; each workload runs a warmup,
 # its seconds and (system kernel) its timed seconds, plus about 1 s of setup.
@@ -170,8 +171,22 @@ if [ "$do_system" = 1 ]; then
 fi
 info "parts: $([ "$do_native" = 1 ] && echo "native (this host's kernel, $(uname -r), and pidx-user's bound) ")$([ "$do_system" = 1 ] && echo "system (the system kernel under QEMU TCG, EMULATED: instruction-bound times, no cache model; $nidx indexes$([ "$STOCK" = 1 ] && echo " and stock") x $REPEAT repeats)")"
 info "workloads ${wls[*]}, $SECS s each; indexes $INDEXES; expected duration about $(((est + 59) / 60)) min"
+# shuffled SEED LIST: LIST's words in an order that SEED alone decides (shuf
+# --random-source reads too few of its bytes to tell seeds 1.1 and 1.2 apart)
+shuffled() {
+	python3 -c 'import random, sys
+w = sys.argv[2].split(",")
+random.Random(sys.argv[1]).shuffle(w)
+print("\n".join(w))' "$1" "$2"
+}
 if [ "$DRY" = 1 ]; then
 	echo "estimate_s=$est"
+	# the boots' order, whether or not the kernels are built
+	if [ "$want_system" = 1 ]; then
+		for r in $(seq 1 "$REPEAT"); do
+			echo "order_$r=$(shuffled "$SEED.$r" "$INDEXES$([ "$STOCK" = 0 ] || echo ,stock)" | paste -sd,)"
+		done
+	fi
 	exit 0
 fi
 
@@ -251,15 +266,6 @@ run_bound() { # LIVE
 		warn "pidx-user's bound storms failed"
 		rc=1
 	fi
-}
-
-# shuffled SEED LIST: LIST's words in an order that SEED alone decides (shuf
-# --random-source reads too few of its bytes to tell seeds 1.1 and 1.2 apart)
-shuffled() {
-	python3 -c 'import random, sys
-w = sys.argv[2].split(",")
-random.Random(sys.argv[1]).shuffle(w)
-print("\n".join(w))' "$1" "$2"
 }
 
 # one boot: the guest's records, after a line that says which boot it was

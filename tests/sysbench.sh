@@ -93,6 +93,17 @@ sysbench_tests() {
 	else
 		fail "bench-system.sh --dry-run" "estimate_s=N and the 7 system indexes, saw: $out $(cat "$WORK/bs-dry.err")"
 	fi
+	# each repeat boots the indexes in an order of its own (a seed that
+	# shuf read too little of gave all five repeats one order)
+	out=$("$SRC/scripts/bench-system.sh" --dry-run --parts system --repeat 5 2>/dev/null)
+	n=$(echo "$out" | grep -c '^order_[1-5]=')
+	rc=$(echo "$out" | sed -n 's/^order_[1-5]=//p' | sort -u | wc -l)
+	if [ "$n" = 5 ] && [ "$rc" -ge 3 ] &&
+		[ "$(echo "$out" | sed -n 's/^order_1=//p' | tr ',' '\n' | sort | paste -sd,)" = hash,idr,idr_onelock,lazyskip,lfradix,rbskip,skiplist,stock ]; then
+		pass "bench-system.sh: 5 repeats, each boot order a shuffle of the 7 indexes and stock, $rc different"
+	else
+		fail "bench-system.sh's boot orders" "5 shuffles of the indexes and stock, 3 or more different, saw: $(echo "$out" | grep order | tr '\n' ' ')"
+	fi
 	d=$WORK/bench-system
 	if "$SRC/scripts/bench-system.sh" --out "$d" --parts native --repeat 2 --seconds 0.1 \
 		--workloads fork,nsfork:2,threadspawn,procwalk:50,kill:50 >"$WORK/bench-system.log" 2>&1; then
