@@ -118,6 +118,9 @@ Where:
                       host, pidx-user's index costs) and, where the system
                       and stock kernels are built and cached, the system
                       kernel's boots, at half the seconds of --system
+  --system-parts LIST bench-system.sh's --parts (native, system)
+  --system-repeat N   its --repeat [5]
+  --system-seconds S  its --seconds (and half of it with the timing on)
   --user-sweep auto|yes|no
                       the user sweep beside the kernel sweep; auto: when
                       the kernel sweep runs in the VM [USER_SWEEP=auto]
@@ -216,6 +219,7 @@ CG_SHAPES=${CG_SHAPES:-}
 CG_DISTS=${CG_DISTS:-}
 TRACES=${TRACES:-}
 case ${SYSTEM:-auto} in 1 | yes) SYSTEM=yes ;; 0 | no) SYSTEM=no ;; *) SYSTEM=auto ;; esac
+SYS_PARTS='' SYS_REPEAT='' SYS_SECONDS=''
 # The native user sweep is cheap: it also runs 1M keys, and its keys sweep runs
 # on one CPU, where the lookup targets are judged (results/targets.toml).
 USER_KEYS=${USER_KEYS-1K,32K,1M}
@@ -273,6 +277,9 @@ while [ $# -gt 0 ]; do
 	--cachegrind) force=cachegrind ;;
 	--system) SYSTEM=yes ;;
 	--no-system) SYSTEM=no ;;
+	--system-parts) needarg "$@"; SYS_PARTS=$2; shift ;;
+	--system-repeat) needarg "$@"; SYS_REPEAT=$2; shift ;;
+	--system-seconds) needarg "$@"; SYS_SECONDS=$2; shift ;;
 	--user-sweep) needarg "$@"; USER_SWEEP=$2; shift ;;
 	--cachegrind-sweep) needarg "$@"; CG_SWEEP=$2; shift ;;
 	--cg-keys) needarg "$@"; CG_KEYS=$2; shift ;;
@@ -537,7 +544,14 @@ estimate_parts() {
 # the system part's options: with --system its kernels are built, and it
 # runs its full seconds; by default half, where they are cached
 sysargs=(--smp "$SMP")
-if [ "$SYSTEM" = yes ]; then sysargs+=(--kernels yes); else sysargs+=(--seconds 0.5 --timed-seconds 0.25); fi
+if [ -n "$SYS_SECONDS" ]; then
+	sysargs+=(--seconds "$SYS_SECONDS" --timed-seconds "$(awk -v s="$SYS_SECONDS" 'BEGIN { print s / 2 }')")
+elif [ "$SYSTEM" != yes ]; then
+	sysargs+=(--seconds 0.5 --timed-seconds 0.25)
+fi
+[ "$SYSTEM" != yes ] || sysargs+=(--kernels yes)
+[ -z "$SYS_PARTS" ] || sysargs+=(--parts "$SYS_PARTS")
+[ -z "$SYS_REPEAT" ] || sysargs+=(--repeat "$SYS_REPEAT")
 
 tmp=$(mktemp -d -t pidx-bench.XXXXXX)
 loaded_here=0

@@ -580,6 +580,7 @@ bench_plumbing_test() {
 		--cpu-sweep-keys 1K --workloads lookup,fork --modes ipi,kthread --ops 2000 --repeat 2 \
 		--cg-keys 1K --cg-workloads lookup --cg-indexes idr,skiplist,null --cg-ops 2000 \
 		--traces "$REPO/tests/fixtures/trace-small.txt" \
+		--system-parts native --system-repeat 2 --system-seconds 0.1 \
 		--out "$out" >"$WORK/bench.log" 2>&1 &&
 		[ -s "$out/results.csv" ] && [ -s "$out/meta" ] &&
 		[ "$(find "$out" -name '*.png' | wc -l)" -ge 3 ] &&
@@ -618,7 +619,7 @@ bench_plumbing_test() {
 	else
 		fail "bench --traces: meta" "traces=trace-small in meta, no cachegrind replay row, saw: $(grep trace "$out/meta" | tr '\n' ' ')"
 	fi
-	if grep -qx 'parts=kernel,user,cachegrind' "$out/meta" && grep -q '^part_kernel=.*EMULATED' "$out/meta" &&
+	if grep -qx 'parts=kernel,user,cachegrind,system' "$out/meta" && grep -q '^part_kernel=.*EMULATED' "$out/meta" &&
 		grep -q '^part_cachegrind=.*pmu=cachegrind' "$out/meta" &&
 		grep -q 'where the numbers come from' "$WORK/bench.log" &&
 		[ -s "$out/user/results.csv" ] && [ -s "$out/cachegrind/results.csv" ]; then
@@ -631,6 +632,17 @@ bench_plumbing_test() {
 		pass "bench: ratio_to_idr and the user rows' figures, the emulated bars named"
 	else
 		fail "bench: ratio_to_idr" "ratio_to_idr.png, user_latency.png, EMULATED in the SVG, saw: $(find "$out/plots" -name '*.png' -printf '%f ')"
+	fi
+	# the system part: its native bound, its rows in results.csv beside the
+	# others' (and left out of theirs), the System view in REPORT.md
+	n=$(csv_count "$out/results.csv" 'v("substrate") == "system-native"')
+	if [ "$n" = $((2 * 6)) ] && [ -s "$out/system/bound.csv" ] &&
+		grep -q '^part_system=.*system-native' "$out/meta" &&
+		grep -q '^### The native bound' "$out/REPORT.md" &&
+		! grep -q 'system-native' "$out/plots/ratio_to_idr.svg"; then
+		pass "bench: the system part's native bound ($n rows), its files in system/, the System view in REPORT.md"
+	else
+		fail "bench: the system part" "12 system-native rows, system/bound.csv, part_system= in meta, a System view, saw $n rows: $(grep '^part_system' "$out/meta" | cut -c1-80)"
 	fi
 	# --user alone, natively: seconds
 	out=$WORK/bench-user
