@@ -323,13 +323,20 @@ class Traffic:
                     ch = {n: Change(per["uniform"][0][n], per[d][0][n])
                           for n in per[d][0] if n in per["uniform"][0]
                           and n != "null"}
-                    ch = {n: c for n, c in ch.items() if c.median}
+                    # a count per op below zero is no count: cachegrind's
+                    # per-op numbers are the difference of two counted
+                    # runs, which background work (a resize, RCU) can tip
+                    # when the true count is near zero
+                    below = sorted(n for n, c in ch.items()
+                                   if c.median is not None and c.median < 0)
+                    ch = {n: c for n, c in ch.items() if c.median and
+                          c.median > 0}
                     if ch:
                         cands.append(((cfg.get("shape") == "aged",
-                                       cfg["keys"]), lab, ch))
+                                       cfg["keys"]), lab, ch, below))
                 if not cands:
                     continue
-                _, lab, ch = max(cands, key=lambda c: c[0])
+                _, lab, ch, below = max(cands, key=lambda c: c[0])
                 lo = min(ch, key=lambda n: ch[n].median)
                 hi = max(ch, key=lambda n: ch[n].median)
                 a, b = ch[lo].median, ch[hi].median
@@ -342,6 +349,11 @@ class Traffic:
                     text += f": a hot set hides up to {_pct(1 - a)}"
                 else:
                     text += ": the hot set hides nothing"
+                if below:
+                    text += (f" ({', '.join(below)} left out: its count "
+                             "under the skew came out below zero, the "
+                             "difference of two counted runs that "
+                             "background work tipped)")
                 out.append(text + ".")
         return out
 
