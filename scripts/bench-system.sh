@@ -160,15 +160,18 @@ if [ "$do_system" = 1 ]; then
 fi
 [ $((do_native + do_system)) -gt 0 ] || [ "$DRY" = 1 ] || { info "no part to run"; exit 0; }
 
-# The estimate: a boot is about 4 s under TCG; each workload runs a warmup,
-# its seconds and (system kernel) its timed seconds, plus about 1 s of setup.
+# The estimate, from the first runs on a 2-core host: a boot about 4 s
+# under TCG; a workload its warmup and seconds, and in the system kernel its
+# timed seconds too, plus about 0.3 s to start and end; the native bound's
+# pidx-user storms about 20 s.
+nwl=${#wls[@]}
 nidx=$(tr ',' '\n' <<<"$INDEXES" | grep -c .)
-per_wl=$(awk -v s="$SECS" -v t="$TIMED" 'BEGIN { printf "%d", s + t + 1.5 }')
-est=0
-[ "$do_native" = 1 ] && est=$((est + REPEAT * ${#wls[@]} * (per_wl - 1) + 60))
-if [ "$do_system" = 1 ]; then
-	est=$((est + REPEAT * ((nidx + STOCK) * 4 + nidx * ${#wls[@]} * per_wl + STOCK * ${#wls[@]} * (per_wl - 1)) + 30))
-fi
+est=$(awk -v r="$REPEAT" -v w="$nwl" -v s="$SECS" -v t="$TIMED" -v n="$nidx" \
+	-v st="$STOCK" -v nat="$do_native" -v sy="$do_system" 'BEGIN {
+	e = 0
+	if (nat) e += r * w * (s + 0.4) + 20
+	if (sy) e += r * ((n + st) * 4 + n * w * (s + t + 0.4) + st * w * (s + 0.4)) + 10
+	printf "%d", e + 0.5 }')
 info "parts: $([ "$do_native" = 1 ] && echo "native (this host's kernel, $(uname -r), and pidx-user's bound) ")$([ "$do_system" = 1 ] && echo "system (the system kernel under QEMU TCG, EMULATED: instruction-bound times, no cache model; $nidx indexes$([ "$STOCK" = 1 ] && echo " and stock") x $REPEAT repeats)")"
 info "workloads ${wls[*]}, $SECS s each; indexes $INDEXES; expected duration about $(((est + 59) / 60)) min"
 # shuffled SEED LIST: LIST's words in an order that SEED alone decides (shuf

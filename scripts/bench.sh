@@ -491,7 +491,7 @@ part_text() {
 		fi
 		;;
 	user) echo "user/pidx-user natively on this host (the index files and the kernel's lib/ in user space; kthread storms): cache-true times, but user space's (README: User-space build): rows substrate=user, pmu=off${primary:+$([ "$primary" != user ] && echo "; files in user/")}" ;;
-	system) echo "scripts/bench-system.sh: pidx-sysbench natively on this host and pidx-user's index costs (the native bound: rows substrate=system-native, files in system/)$([ "$SYSTEM" = yes ] && echo ", and the system kernel under QEMU TCG, once per index and stock: rows substrate=system-tcg")" ;;
+	system) echo "scripts/bench-system.sh: pidx-sysbench natively on this host and pidx-user's index costs (the native bound: rows substrate=system-native, files in system/), and $([ "$SYSTEM" = yes ] || echo "where the system and stock kernels are cached (make bench SYSTEM=1 builds them) ")the system kernel under QEMU TCG, EMULATED, once per index and stock: rows substrate=system-tcg" ;;
 	cachegrind) echo "user/pidx-user --cachegrind: each storm counted under valgrind on one CPU (D1 32 KiB 8-way, LL 1 MiB 16-way, a model, not this CPU): instructions, D1/LL misses, mispredicts per op, counted, not timed; the rows' times are a native run's: rows substrate=user, pmu=cachegrind$([ "$primary" != cachegrind ] && echo "; files in cachegrind/")" ;;
 	esac
 }
