@@ -65,6 +65,17 @@ timing() {
 	echo "$1" >"$SYS/stats" && grep -q "^timing=$1 " "$SYS/stats"
 }
 
+# timed_sysbench ARGS...: pidx-sysbench ARGS with the timing on around it
+# and its counts in /tmp/stats.snap; sets line, returns its status, or 125
+# when the timing would not switch on (recorded, nothing run)
+timed_sysbench() {
+	timing on || { echo "error what=timing-on rc=1" >>"$rec"; return 125; }
+	line=$("$SYSBENCH" "$@" --stats "$SYS/stats" --stats-out /tmp/stats.snap 2>/tmp/sb.err)
+	tsb_rc=$?
+	timing off || echo "error what=timing-off rc=1" >>"$rec"
+	return "$tsb_rc"
+}
+
 # the sum over the snapshot's index rows of each key=value after index=
 # (one index is in use in a boot: the others' counts are zero); %.0f, as
 # busybox awk's %d stops at 2^31
@@ -99,18 +110,12 @@ for w in $workloads; do
 		continue
 	fi
 	[ -d "$SYS" ] || continue
-	if ! timing on; then
-		echo "error what=timing-on rc=1" >>"$rec"
-		continue
-	fi
 	# shellcheck disable=SC2086
-	line=$("$SYSBENCH" "$name" $arg --procs "$procs" --seconds "$timed" \
-		--stats "$SYS/stats" --stats-out /tmp/stats.snap 2>/tmp/sb.err)
+	timed_sysbench "$name" $arg --procs "$procs" --seconds "$timed"
 	rc=$?
-	timing off || echo "error what=timing-off rc=1" >>"$rec"
 	if [ "$rc" = 0 ]; then
 		echo "timed $line stats $(stats_sum)" >>"$rec"
-	else
+	elif [ "$rc" != 125 ]; then
 		echo "error what=timed-$w rc=$rc $(tail -n 1 /tmp/sb.err)" >>"$rec"
 	fi
 done
@@ -142,14 +147,11 @@ if [ "$fidelity" = yes ] && [ "$idx" = idr ]; then
 	i=0
 	while [ "$i" -lt "$fid_repeat" ]; do
 		i=$((i + 1))
-		timing on || echo "error what=timing-on rc=1" >>"$rec"
-		line=$("$SYSBENCH" fork --procs 1 --seconds "$timed" --stats "$SYS/stats" \
-			--stats-out /tmp/stats.snap 2>/tmp/sb.err)
+		timed_sysbench fork --procs 1 --seconds "$timed"
 		rc=$?
-		timing off || echo "error what=timing-off rc=1" >>"$rec"
 		if [ "$rc" = 0 ]; then
 			echo "fidelity_kernel $line threads=$live stats $(stats_sum)" >>"$rec"
-		else
+		elif [ "$rc" != 125 ]; then
 			echo "error what=fidelity-fork rc=$rc $(tail -n 1 /tmp/sb.err)" >>"$rec"
 		fi
 	done
