@@ -50,17 +50,26 @@ def targets_for(directory, default):
     return (own, True) if os.path.isfile(own) else (default, False)
 
 
+def sibling(directory, pointer):
+    """(name, path) of the sibling results directory that the file
+    DIR/pointer names, or None without the file."""
+    ptr = os.path.join(directory, pointer)
+    if not os.path.isfile(ptr):
+        return None
+    with open(ptr, encoding="utf-8") as f:
+        name = f.read().strip()
+    path = os.path.join(os.path.dirname(os.path.abspath(directory)), name)
+    if not os.path.isfile(os.path.join(path, "results.csv")):
+        raise ReportError(f"{ptr}: no results directory {name}")
+    return name, path
+
+
 def system_of(directory, res):
     """The System view of a run: its own system rows, or the system run
     that its file `system` names (a sibling directory)."""
-    ptr = os.path.join(directory, "system")
-    if os.path.isfile(ptr):
-        with open(ptr, encoding="utf-8") as f:
-            name = f.read().strip()
-        sdir = os.path.join(os.path.dirname(os.path.abspath(directory)), name)
-        if not os.path.isfile(os.path.join(sdir, "results.csv")):
-            raise ReportError(f"{ptr}: no results directory {name}")
-        return SystemView(sdir)
+    named = sibling(directory, "system")
+    if named:
+        return SystemView(named[1])
     if not res.system_rows:
         return None
     # make bench keeps the system part's own files in system/
@@ -78,13 +87,9 @@ def make_report(directory, targets):
     rep.system = system_of(directory, res)
     # DIR/previous names the reference before this one (a sibling
     # directory): the report sets its verdicts beside this one's
-    prev = os.path.join(directory, "previous")
-    if os.path.isfile(prev):
-        with open(prev, encoding="utf-8") as f:
-            name = f.read().strip()
-        pdir = os.path.join(os.path.dirname(os.path.abspath(directory)), name)
-        if not os.path.isfile(os.path.join(pdir, "results.csv")):
-            raise ReportError(f"{prev}: no results directory {name}")
+    named = sibling(directory, "previous")
+    if named:
+        name, pdir = named
         ppath, _ = targets_for(pdir, targets)
         rep.previous = (name, Report(Results(pdir), tg.load(ppath)))
     return rep
