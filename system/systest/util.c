@@ -515,6 +515,17 @@ int wait_namespaces(const char *index, long long count, double max_s)
 	return 1;
 }
 
+/* The driver's /proc as a directory stream of its own, or NULL. */
+static DIR *hostproc_dir(void)
+{
+	int fd = openat(st.hostproc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+
+	if (!d && fd >= 0)
+		close(fd);
+	return d;
+}
+
 /*
  * SIGKILLs every process that the driver's /proc shows in session @sid, or, with @marked, with
  * make-it-fail set.  Returns how many it found.
@@ -523,17 +534,13 @@ int kill_strays(pid_t sid, bool marked)
 {
 	char path[64], buf[512], *p;
 	struct dirent *de;
-	int fd, n = 0, sess;
+	int n = 0, sess;
 	long pid;
 	DIR *d;
 
-	fd = openat(st.hostproc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	d = fd < 0 ? NULL : fdopendir(fd);
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	d = hostproc_dir();
+	if (!d)
 		return kill(-sid, SIGKILL) ? 0 : 1;
-	}
 	while ((de = readdir(d))) {
 		pid = strtol(de->d_name, &p, 10);
 		if (*p || pid <= 1 || pid == getpid())
@@ -570,18 +577,14 @@ static int cmp_pid(const void *a, const void *b)
 int snap_pids(long *out, int max)
 {
 	struct dirent *de;
-	int fd, n = 0;
+	int n = 0;
 	char *end;
 	long pid;
 	DIR *d;
 
-	fd = openat(st.hostproc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	d = fd < 0 ? NULL : fdopendir(fd);
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	d = hostproc_dir();
+	if (!d)
 		return -1;
-	}
 	while ((de = readdir(d)) && n < max) {
 		pid = strtol(de->d_name, &end, 10);
 		if (!*end && pid > 0)
