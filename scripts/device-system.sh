@@ -31,8 +31,9 @@ prepare   builds .lab/ (the system and stock kernels must be built: make
           bench SYSTEM=1 or scripts/build-debug-kernel.sh --system/--stock)
           and prints the device tool's one call: carry [".lab"], and
           `bash .lab/lab-run.sh "$OUT"`.  Defaults: --smp 16, --repeat 3,
-          --seconds 1, the workloads of bench-system.sh, the 7 system
-          indexes; it prints the estimate, which must fit the call's 600 s.
+          --seconds 1, the workloads of bench-system.sh, the indexes the
+          system kernel takes, in bench-system.sh's shuffled orders; it
+          prints the estimate, which must fit the call's 600 s.
 run-local runs .lab/lab-run.sh on this machine (the test of a prepared lab
           at this host's size: prepare with --smp 2).
 collect   turns the consoles of a lab run (LOG_DIR/r*-*-*.log) into DIR's
@@ -45,7 +46,7 @@ cmd=${1:-}
 [ $# -gt 0 ] && shift
 SMP=16 REPEAT=3 SECS=1
 WORKLOADS=threadspawn,fork,vfork,nsfork:2,procwalk:1000,kill:1000
-INDEXES=idr,idr_onelock,skiplist,rbskip,hash,lazyskip,lfradix
+INDEXES=auto
 OUTDIR=
 needarg() { [ $# -ge 2 ] || die -c 2 "$1 needs a value (see --help)"; }
 pos=()
@@ -89,13 +90,13 @@ prepare() {
 		--file "$REPO/system/sysbench/pidx-sysbench" --initrd-only "$LAB/initrd.gz" \
 		"$SELF_DIR/bench-system-guest.sh" -- --seconds "$SECS" --timed-seconds "$(awk -v s="$SECS" 'BEGIN { print s / 2 }')" \
 		--workloads "$WORKLOADS" 2>/dev/null || die "writing the initramfs failed"
-	# each repeat's order shuffled by its own seed, as bench-system.sh's
-	for r in $(seq 1 "$REPEAT"); do
-		python3 -c 'import random, sys
-w = sys.argv[2].split(",")
-random.Random(sys.argv[1]).shuffle(w)
-print("\n".join(w))' "1.$r" "$INDEXES,stock" | awk -v r="$r" '{ print r, NR, $1 }'
-	done >"$LAB/plan.txt"
+	# bench-system.sh's own plan: its indexes, each repeat's shuffled order
+	"$SELF_DIR/bench-system.sh" --dry-run --parts system --repeat "$REPEAT" \
+		--indexes "$INDEXES" --workloads "$WORKLOADS" 2>/dev/null |
+		sed -n 's/^order_\([0-9]*\)=/\1 /p' |
+		awk '{ n = split($2, w, ","); for (i = 1; i <= n; i++) print $1, i, w[i] }' \
+			>"$LAB/plan.txt"
+	[ -s "$LAB/plan.txt" ] || die -c 2 "bench-system.sh refused the plan (see its --dry-run)"
 	cat >"$LAB/lab-run.sh" <<EOF
 #!/bin/bash
 # Written by scripts/device-system.sh prepare: boots each line of plan.txt
