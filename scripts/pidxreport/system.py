@@ -59,23 +59,28 @@ def pct(v):
     return f"{100 * v:+.2f}%" if abs(v) < 0.01 else f"{100 * v:+.1f}%"
 
 
-def share_iv(iv):
+def share(v):
     """A share, unsigned, to two decimals below 1%."""
-    def one(v):
-        return f"{100 * v:.2f}%" if abs(v) < 0.01 else f"{100 * v:.1f}%"
+    return f"{100 * v:.2f}%" if abs(v) < 0.01 else f"{100 * v:.1f}%"
+
+
+def iv_text(iv, one, sep="-"):
+    """'median [lo<sep>hi]' in one's format; the median alone when the
+    bracket's ends read the same."""
     if iv is None or iv.n == 0:
         return "n/a"
     if iv.n == 1 or one(iv.lo) == one(iv.hi):
         return one(iv.median)
-    return f"{one(iv.median)} [{one(iv.lo)}-{one(iv.hi)}]"
+    return f"{one(iv.median)} [{one(iv.lo)}{sep}{one(iv.hi)}]"
+
+
+def share_iv(iv):
+    return iv_text(iv, share)
 
 
 def pct_iv(iv):
-    if iv is None or iv.n == 0:
-        return "n/a"
-    if iv.n == 1 or pct(iv.lo) == pct(iv.hi):
-        return pct(iv.median)
-    return f"{pct(iv.median)} [{pct(iv.lo)} to {pct(iv.hi)}]"
+    # signed: " to " keeps a minus sign apart from the bracket's dash
+    return iv_text(iv, pct, " to ")
 
 
 class SystemView:
