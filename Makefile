@@ -12,7 +12,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 # Without headers, one line that says what to do, instead of Kbuild's errors.
 ifneq ($(filter all module install,$(or $(MAKECMDGOALS),all)),)
 ifeq ($(wildcard $(KDIR)/Makefile),)
-$(error pidx: no kernel headers at $(KDIR): install linux-headers-$(KVER) (Debian: apt-get install linux-headers-cloud-amd64) or pass KDIR=/path/to/headers)
+$(error pidx: no kernel headers at $(KDIR): as root, apt-get install linux-headers-$(KVER) (the running kernel's), or pass KDIR=/path/to/headers)
 endif
 endif
 

@@ -134,18 +134,23 @@ plan() {
 			replay_lines "$FIRST_MODE" "$KCPUS" "$k" "$p" "$sh"
 		done
 	done
-	# the CPU sweep: the first shape only, the others are the keys sweep's
+	# the CPU sweep: every workload under the first shape, and as in the
+	# keys sweep lookup and fork under the others (a fork's gain from 1 to
+	# 2 threads is a target in each shape)
 	spaces "$SWEEP_K" | while read -r p sh; do
-		[ "$sh" = "${SHAPES_L%% *}" ] || continue
 		for m in $MODES_L; do
 			for n in $CPUS_L; do
 				for w in $WL_L; do
+					if [ "$sh" != "${SHAPES_L%% *}" ]; then
+						case $w in lookup | fork) ;; *) continue ;; esac
+					fi
 					if [ "$m" = "$FIRST_MODE" ] && [ "$n" = "$KCPUS" ]; then
 						case " $KEYS_L " in *" $SWEEP_K "*) continue ;; esac
 					fi
 					sweep_line "$m" "$n" "$SWEEP_K" "$p" "$sh" "$w"
 				done
-				# the traces at every CPU count of the first mode
+				# the traces at every CPU count of the first mode, first shape
+				[ "$sh" = "${SHAPES_L%% *}" ] || continue
 				[ "$m" = "$FIRST_MODE" ] || continue
 				if [ "$n" = "$KCPUS" ]; then
 					case " $KEYS_L " in *" $SWEEP_K "*) continue ;; esac
@@ -154,11 +159,11 @@ plan() {
 			done
 		done
 	done
-	if [ "$VISITS" = yes ]; then
+	if [ "$VISITS" != no ]; then
 		for k in $KEYS_L; do
 			spaces "$k" | while read -r p sh; do
 				echo "kthread 1 $k $p $sh lookup visits"
-				echo "kthread 1 $k $p $sh fork visits"
+				[ "$VISITS" = lookup ] || echo "kthread 1 $k $p $sh fork visits"
 			done
 		done
 	fi

@@ -47,15 +47,20 @@ the rows of all parts, columns matched by name.
 Sweep (scripts/bench-guest.sh: every configuration runs all indexes, with
 interleaved repeats, in one `run`):
   --full              full sweep [FULL=1]: keys 1K,4K,32K,256K,1M, ops 100000,
-                      repeat 5.  Default, quick: keys 1K,32K,256K, ops 20000,
-                      repeat 3 (under QEMU, all three parts: 24.4 min
-                      measured on an idle 2-core host, 21 estimated; full:
-                      about 101 min estimated)
-  --quick             the quick sweep (the default) [FULL=0]
+                      every workload, the numa sweep, the user sweep's
+                      batched lookups and other workloads
+  --quick             the quick sweep (the default; the reference) [FULL=0]:
+                      what the targets and the answer are judged on: the
+                      kernel sweep at 32K keys (lookup, insert, delete,
+                      mixed:90/5/5, fork), the user sweep's dependent
+                      lookups and forks at 32K and 1M keys, dense and aged,
+                      at 1 and 2 CPUs at 32K, and their lookups' visits;
+                      ops 20000, repeat 5.  --dry-run prints the estimate
   --indexes LIST      comma list, "all" (module: all but null) or "auto"
                       (every compiled index, null included) [INDEXES=auto]
-  --workloads LIST    [WORKLOADS] default lookup,insert,delete,mixed:90/5/5,
-                      mixed:50/25/25,fork,iterate
+  --workloads LIST    [WORKLOADS] default quick lookup,insert,delete,
+                      mixed:90/5/5,fork (the user sweep: lookup,fork);
+                      full also mixed:50/25/25,iterate
   --modes LIST        modes of the CPU sweep; the keys sweep uses the first
                       [MODES=ipi,kthread]
   --cpus LIST         CPU counts of the CPU sweep [CPUS]; default 1,2,4,...
@@ -95,12 +100,14 @@ interleaved repeats, in one `run`):
                       overlap of lookups: both settings cost the same)
   --set NAME=VALUE    debugfs setting written once first (sl_p, rb_level,
                       sl_max_level, fork_window); repeatable [PIDX_SET]
-  --visits yes|no     the visits sweep: trace_visits=1, lookup and fork on
-                      one CPU at every keys size [VISITS=yes]
+  --visits yes|no|lookup
+                      the visits sweep: trace_visits=1, lookup and fork (or
+                      lookup only) on one CPU at every keys size [VISITS];
+                      default quick: the user sweep's lookups only
   --numa auto|yes|no  the numa sweep: lookups on node 0 with the index on
                       node 0, node 1, interleaved; auto: natively when the
                       machine has 2+ nodes, and the VM (2+ vCPUs) is booted
-                      with two emulated nodes [NUMA=auto]
+                      with two emulated nodes [NUMA; full auto, quick no]
 Where:
   --native            run natively, fail if this kernel cannot load pidx.ko
   --vm                run under QEMU even if native would work
@@ -125,12 +132,14 @@ Where:
                       the user sweep beside the kernel sweep; auto: when
                       the kernel sweep runs in the VM [USER_SWEEP=auto]
   --user-keys LIST    keys sizes of the user sweep's keys sweep
-                      [USER_KEYS=1K,32K,1M]; --keys sets both
+                      [USER_KEYS; quick 32K,1M, full 1K,32K,1M]; --keys
+                      sets both
   --levels LIST       namespace levels, 1 to 3: the keys sweep's lookup and
                       fork storms run once per value, in every part
                       (kernel, user, cachegrind) [LEVELS=1]
   --user-dependent LIST
-                      --dependent of the user sweep [USER_DEPENDENT=0,1]:
+                      --dependent of the user sweep [USER_DEPENDENT; quick
+                      1, full 0,1]:
                       the native lookup targets are judged on dependent=1
   --user-keys-cpus N  CPUs of the user sweep's keys sweep [USER_KEYS_CPUS=1]:
                       the lookup targets are judged at one CPU natively
@@ -138,13 +147,11 @@ Where:
                       the cachegrind sweep beside the others; auto: unless
                       the kernel sweep runs natively [CG_SWEEP=auto]
   --cg-keys LIST      keys sizes of the cachegrind sweep [CG_KEYS]; quick
-                      32K (lookup and fork, 8 indexes: about 2 min on our
-                      loaded 2-core host), full 32K,1M (lookup at 1M about
-                      6.5 min more: valgrind runs each 1M prefill twice)
+                      32K, full 32K,1M (valgrind runs each 1M prefill twice)
   --cg-workloads LIST workloads of the cachegrind sweep; WORKLOAD@MAX runs
                       at the keys sizes up to MAX only
-                      [CG_WORKLOADS=lookup,fork@32K]: fork at 1M took 14.5
-                      min for 8 indexes; give lookup,fork for it
+                      [CG_WORKLOADS=lookup,fork@32K]: valgrind's fork
+                      storms at 1M are the sweep's slowest
   --cg-shapes LIST    shapes of the cachegrind sweep [CG_SHAPES]; default
                       the sweep's (--shapes, else dense,aged)
   --cg-dists LIST     lookup dists of the cachegrind sweep [CG_DISTS];
@@ -207,7 +214,7 @@ HEADERS=${HEADERS:-}
 RELEASE=${RELEASE:-}
 TIMEOUT=${TIMEOUT:-}
 OUTDIR=${BENCH_OUT:-}
-NUMA=${NUMA:-auto}
+NUMA=${NUMA:-}
 USER_SWEEP=${USER_SWEEP:-auto}
 CG_SWEEP=${CG_SWEEP:-auto}
 CG_KEYS=${CG_KEYS:-}
@@ -222,13 +229,16 @@ case ${SYSTEM:-auto} in 1 | yes) SYSTEM=yes ;; 0 | no) SYSTEM=no ;; *) SYSTEM=au
 SYS_PARTS='' SYS_REPEAT='' SYS_SECONDS=''
 # The native user sweep is cheap: it also runs 1M keys, and its keys sweep runs
 # on one CPU, where the lookup targets are judged (results/targets.toml).
-USER_KEYS=${USER_KEYS-1K,32K,1M}
+# auto: by sweep, below.
+USER_KEYS=${USER_KEYS-auto}
 USER_KEYS_CPUS=${USER_KEYS_CPUS-1}
 [ -z "${KEYS:-}" ] || USER_KEYS=
 [ -z "${KEYS_CPUS:-}" ] || USER_KEYS_CPUS=
 # the kernel sweep's --dependent; empty: by where it runs (kernel_dependent)
 KERNEL_DEPENDENT=${DEPENDENT:-}
-USER_DEPENDENT=${USER_DEPENDENT:-${DEPENDENT:-0,1}}
+USER_DEPENDENT=${USER_DEPENDENT:-${DEPENDENT:-auto}}
+WL_GIVEN=${WORKLOADS:-}
+VISITS_GIVEN=${VISITS:-}
 # --shapes as given (SHAPES or the option); empty: by sweep (kernel_shapes)
 SHAPES_GIVEN=${SHAPES:-}
 command_line="scripts/bench.sh${*:+ $*}"
@@ -262,7 +272,13 @@ while [ $# -gt 0 ]; do
 		gargs+=("$1" "$2")
 		case $1 in --indexes | --seed | --set | --pid-max | --shapes | --dists) cargs+=("$1" "$2") ;; esac
 		# the sweep's keys, given here, are the user sweep's too
-		case $1 in --keys) USER_KEYS= ;; --keys-cpus) USER_KEYS_CPUS= ;; --shapes) SHAPES_GIVEN=$2 ;; esac
+		case $1 in
+		--keys) USER_KEYS= ;;
+		--keys-cpus) USER_KEYS_CPUS= ;;
+		--shapes) SHAPES_GIVEN=$2 ;;
+		--workloads) WL_GIVEN=$2 ;;
+		--visits) VISITS_GIVEN=$2 ;;
+		esac
 		shift
 		;;
 	--user-keys) needarg "$@"; USER_KEYS=$2; shift ;;
@@ -308,6 +324,21 @@ done
 [ "$FULL" = 1 ] && gargs=(--full "${gargs[@]}")
 # what the user sweep runs beyond the others' plan (later options win there)
 uargs=()
+# The quick sweep holds what the targets and the answer are judged on: the
+# user sweep's lookups (dependent, one CPU) and forks (1 and 2 threads) at
+# 32K and 1M keys, dense and aged, and its lookups' node visits; the kernel
+# sweep runs the module's storms at 32K.  The rest decides nothing there.
+if [ "$FULL" = 1 ]; then
+	[ "$USER_KEYS" != auto ] || USER_KEYS=1K,32K,1M
+	[ "$USER_DEPENDENT" != auto ] || USER_DEPENDENT=0,1
+	NUMA=${NUMA:-auto}
+else
+	[ "$USER_KEYS" != auto ] || USER_KEYS=32K,1M
+	[ "$USER_DEPENDENT" != auto ] || USER_DEPENDENT=1
+	NUMA=${NUMA:-no}
+	[ -n "$VISITS_GIVEN" ] || { gargs+=(--visits no); uargs+=(--visits lookup); }
+	[ -n "$WL_GIVEN" ] || uargs+=(--workloads lookup,fork)
+fi
 [ -z "$USER_KEYS" ] || uargs+=(--keys "$USER_KEYS")
 [ -z "$USER_KEYS_CPUS" ] || uargs+=(--keys-cpus "$USER_KEYS_CPUS")
 uargs+=(--dependent "$USER_DEPENDENT" --shapes "${SHAPES_GIVEN:-dense,aged}")
@@ -588,7 +619,10 @@ if [ "$dry" = 1 ]; then
 	print_choice
 	for p in $(parts_list | tr ',' ' '); do
 		info "plan of the $p sweep:"
-		if [ "$p" = cachegrind ]; then
+		if [ "$p" = system ]; then
+			"$SELF_DIR/bench-system.sh" --dry-run "${sysargs[@]}" 2>&1 >/dev/null |
+				sed 's/^bench-system: /plan=/'
+		elif [ "$p" = cachegrind ]; then
 			sh "$GUEST" --dry-run --online "$(nproc)" --user "$PIDX_USER_BIN" "${cgargs[@]}" 2>/dev/null
 		else
 			uarg=(--dependent "$(kernel_dependent "$env")" --shapes "$(kernel_shapes "$env")")
