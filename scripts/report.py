@@ -10,13 +10,16 @@ DIR/results.csv and DIR/meta (and the figures in DIR/plots/) give
 DIR/REPORT.md: the run, the verdict of every target in
 results/targets.toml, the fastest index of each workload and size, every
 index's ratio to idr on each substrate, memory per key, cachegrind's
-counts and the figures.  --terminal also prints the headline table.
+counts and the figures.  --terminal also prints what the end of a run
+shows: the targets table, then the answer in at most five sentences.
 
 --update fills the generated blocks of the markdown FILEs, between
     <!-- pidx-report:begin RESULTS_DIR -->  and  <!-- pidx-report:end -->
 (RESULTS_DIR relative to the repository), from that directory's data;
 "begin RESULTS_DIR traffic" gives only the answers on skewed and
-recorded traffic.
+recorded traffic; "begin RESULTS_DIR full" adds to the answer and the
+targets the fastest index of each configuration, the ratios against the
+previous reference and the traffic's answers.
 
 --check regenerates every committed results/*/REPORT.md and every block
 of README.md and results/README.md, and exits 1 with a diff when any of
@@ -31,13 +34,14 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # pylint: disable=wrong-import-position
-from pidxreport import targets as tg  # noqa: E402
+from pidxreport import answer, targets as tg  # noqa: E402
 from pidxreport.data import ReportError, Results  # noqa: E402
+from pidxreport.glossary import glossary_from  # noqa: E402
 from pidxreport.render import Report  # noqa: E402
 from pidxreport.system import SystemView  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BLOCK = re.compile(r"(<!-- pidx-report:begin (\S+)(?: (traffic))? -->\n)(.*?)"
+BLOCK = re.compile(r"(<!-- pidx-report:begin (\S+)(?: (traffic|full))? -->\n)(.*?)"
                    r"(<!-- pidx-report:end -->)", re.S)
 DOCS_WITH_BLOCKS = ("README.md", "results/README.md")
 
@@ -84,6 +88,7 @@ def make_report(directory, targets):
         return None
     rep = Report(res, tg.load(path))
     rep.own_targets = own
+    rep.glossary = glossary_from(directory)
     rep.system = system_of(directory, res)
     # DIR/previous names the reference before this one (a sibling
     # directory): the report sets its verdicts beside this one's
@@ -114,7 +119,9 @@ def updated(path, repo, targets):
         rel = os.path.relpath(d, os.path.dirname(os.path.abspath(path)))
         if m.group(3) == "traffic":
             return m.group(1) + rep.traffic_block(rel) + "\n" + m.group(5)
-        return m.group(1) + rep.summary_block(rel) + "\n" + m.group(5)
+        gl = glossary_from(os.path.dirname(os.path.abspath(path)))
+        return m.group(1) + rep.summary_block(
+            rel, full=m.group(3) == "full", glossary=gl) + "\n" + m.group(5)
     return text, BLOCK.sub(fill, text)
 
 
@@ -182,7 +189,7 @@ def main(argv):
         with open(out, "w", encoding="utf-8") as f:
             f.write(text)
         if a.terminal and rep:
-            print(rep.terminal())
+            print(answer.terminal(rep))
         print(f"report.py: wrote {out}", file=sys.stderr)
         return 0
     except ReportError as e:

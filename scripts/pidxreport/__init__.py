@@ -4,5 +4,7 @@
 data     reads a results directory into rows, each with its substrate
 stats    paired ratios, medians and their distribution-free intervals
 targets  results/targets.toml and the verdict of each target
-render   the markdown report, the terminal table and the README blocks
+render   the markdown report and the README blocks
+answer   the answer in at most five sentences, and the end of a run's text
+glossary docs/glossary.md's terms, linked at their first use
 """

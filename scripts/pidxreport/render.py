@@ -10,9 +10,11 @@ report to see whether it drifted.
 import os
 import re
 
-from . import targets as tg
-from .data import (SUBSTRATE_SHORT, SUBSTRATE_TEXT, fmt_keys, workload_key)
-from .stats import Interval, fmt, fmt_interval
+from . import answer, targets as tg
+from .data import SUBSTRATE_TEXT, fmt_keys, workload_key
+from .glossary import FROM_RESULTS_DIR, link_terms
+from .stats import (INCONCLUSIVE_ONE, Interval, fmt, fmt_interval,
+                    level_caption)
 from .traffic import Traffic
 
 CAVEAT = {
@@ -30,10 +32,6 @@ CAVEAT = {
                   "LL 1 MiB 16-way): deterministic instruction and miss "
                   "counts of a model cache, not timed.",
 }
-# the terminal table's column names, five characters at most
-ABBR = {"idr_onelock": "idr1", "skiplist": "skip", "rbskip": "rbskp",
-        "ccskip": "ccskp", "lazyskip": "lazy", "lfradix": "lfrdx",
-        "lfradix_pc": "lf_pc"}
 # what the headline shows of each substrate
 HEAD_METRIC = {"cachegrind": ("cache_misses_per_op", "D1 misses/op")}
 TIME_METRIC = ("ns_per_op", "ns/op")
@@ -56,12 +54,48 @@ def headline_config(rows):
 
 
 class Cell:
-    """An index's ratio to idr in one configuration, and idr's value."""
+    """An index's ratio to idr in one configuration, its own value (as
+    idr_value, read for idr's cell) and its values by pair key."""
 
-    def __init__(self, iv, idr_value, n_idr):
+    def __init__(self, iv, idr_value, n_idr, values=None):
         self.iv = iv
         self.idr_value = idr_value
         self.n_idr = n_idr
+        self.values = values or {}
+
+
+class Winner:
+    """The fastest index of a configuration by the ratio column's own
+    statistic, the median of its paired ratios to idr, and the runner-up:
+    margin, the runner-up's median ratio over the fastest's, is >= 1 by
+    construction; direct pairs their repeats with each other, a
+    comparison of its own, which an order by ratios to idr need not
+    agree with (a ratio is not transitive over medians)."""
+
+    def __init__(self, key, sub, cells):
+        self.key, self.sub = key, sub
+        names = sorted((n for n in cells if n != "null" and cells[n].iv and
+                        cells[n].iv.n), key=lambda n: (cells[n].iv.median, n))
+        self.ok = len(names) >= 2
+        if not self.ok:
+            return
+        self.fastest, self.second = names[0], names[1]
+        self.ratio, self.ratio2 = cells[names[0]].iv, cells[names[1]].iv
+        self.margin = self.ratio2.median / self.ratio.median \
+            if self.ratio.median else float("nan")
+        self.direct = Interval(tg.paired(cells[names[1]].values,
+                                         cells[names[0]].values))
+
+    def apart(self):
+        """'apart' when the direct pairing's interval lies above 1."""
+        d = self.direct
+        if d.n < 2:
+            return "not apart (one value)"
+        if d.lo > 1:
+            return "apart"
+        if d.hi < 1:
+            return "not apart (paired directly, the runner-up is faster)"
+        return "not apart"
 
 
 class Report:
@@ -74,6 +108,8 @@ class Report:
         self.previous = None
         # the System view (system.py), of this run or of the one it names
         self.system = None
+        # docs/glossary.md from the directory of the document written
+        self.glossary = FROM_RESULTS_DIR
         self.subs = res.substrates()
         self.indexes = res.indexes()
         self._headline()
@@ -113,7 +149,7 @@ class Report:
         out = {}
         for name, v in vals.items():
             iv = Interval(tg.paired(v, idr)) if idr else None
-            out[name] = Cell(iv, Interval(list(v.values())), len(idr))
+            out[name] = Cell(iv, Interval(list(v.values())), len(idr), v)
         return out
 
     def keys_order(self):
@@ -143,7 +179,7 @@ class Report:
         row("seed", m.get("seed"))
         row("command", m.get("command"))
         for sub in self.subs:
-            row(f"substrate {SUBSTRATE_SHORT[sub]}", SUBSTRATE_TEXT[sub])
+            row(f"substrate {sub}", SUBSTRATE_TEXT[sub])
         parts = m.get("parts", "")
         for p in parts.split(","):
             if not p:
@@ -167,23 +203,35 @@ class Report:
         return "\n".join(lines)
 
     def caveats(self):
-        return "\n".join(f"- **{SUBSTRATE_SHORT[s]}**: {CAVEAT[s]}"
+        return "\n".join(f"- **{s}**: {CAVEAT[s]}"
                          for s in self.subs)
 
     def repeats_note(self):
-        ns = sorted({c.iv.n for subs in self.head.values()
-                     for cells in subs.values() for c in cells.values()
-                     if c.iv and c.iv.n > 1 and True})
-        if not ns:
-            return ""
-        parts = []
-        for n in ns:
-            iv = Interval(list(range(n)))
-            parts.append(f"{n} paired repeats give a {iv.level_text()} "
-                         f"interval")
-        return ("Ratios are medians of paired repeats (an index and idr "
-                "from the same round); the brackets are the interval from "
-                "order statistics: " + "; ".join(parts) + ".")
+        return ("Ratios are medians of paired ratios: each repeat of an "
+                "index over idr's repeat from the same round, so that what "
+                "the host did to both cancels. The brackets are the "
+                "interval of that median from order statistics; its level "
+                "follows from the number of repeats, and each table "
+                "states it.")
+
+    def headline_caption(self, wl):
+        """The level of a workload's table, from the cells it holds."""
+        ns, counted = [], False
+        for key, subs in self.head.items():
+            for sub, cells in subs.items():
+                if key[0] != wl:
+                    continue
+                if sub in tg.DETERMINISTIC:
+                    counted = True
+                    continue
+                ns += [c.iv.n for n, c in cells.items()
+                       if c.iv and n != "idr"]
+        text = level_caption(ns) if ns else ""
+        if counted:
+            text += (" " if text else "") + ("cachegrind's columns: one "
+                                             "count each, no interval; "
+                                             "the count decides.")
+        return text
 
     def headline_md(self):
         cols = [s for s in self.subs]
@@ -195,10 +243,11 @@ class Report:
                 if not cfg:
                     continue
                 what = metric_of(s)[1]
-                hdr.append(f"{SUBSTRATE_SHORT[s]} ({what}; {cfg[0]}, "
+                hdr.append(f"{s} ({what}; {cfg[0]}, "
                            f"{cfg[1]} CPU{'s' if cfg[1] > 1 else ''})")
             subs = [s for s in cols if (s, wl) in self.head_cfg]
             out.append(f"#### {wl}\n")
+            out.append(self.headline_caption(wl) + "\n")
             out.append("| " + " | ".join(hdr) + " |")
             out.append("|" + "---|" * len(hdr))
             for key in self.keys_order():
@@ -226,50 +275,35 @@ class Report:
         return "\n".join(out)
 
     def winners(self):
-        """[(wl, keys, extra, sub, winner, ratio iv, margin iv, second)]"""
+        """[Winner] of each headline configuration and timed substrate."""
         out = []
         for key in self.keys_order():
             for sub in self.subs:
-                if sub == "cachegrind":
-                    continue
                 cells = self.head[key].get(sub)
-                if not cells:
+                if sub == "cachegrind" or not cells or "idr" not in cells:
                     continue
-                rows = [r for r in self.res.rows if r["substrate"] == sub
-                        and r["wl"] == key[0] and r["keys"] == key[1]
-                        and (r.get("mode", ""), r["ncpus"]) ==
-                        self.head_cfg[(sub, key[0])]]
-                if key[2]:
-                    rows = [r for r in rows if tg.label(
-                        r["settings"], [kv.split("=")[0] for kv in
-                                        key[2].split(", ")]) == key[2]]
-                vals = tg.by_index(rows, "ns_per_op", self.res)
-                names = [n for n in vals if n != "null"]
-                if len(names) < 2:
-                    continue
-                med = {n: Interval(list(vals[n].values())).median
-                       for n in names}
-                ranked = sorted(names, key=lambda n: med[n])
-                w, second = ranked[0], ranked[1]
-                margin = Interval(tg.paired(vals[second], vals[w]))
-                ratio = cells[w].iv if w in cells else None
-                out.append((key, sub, w, ratio, margin, second))
+                w = Winner(key, sub, cells)
+                if w.ok:
+                    out.append(w)
         return out
 
     def winners_md(self):
-        lines = ["| workload | keys | substrate | fastest | ratio to idr "
-                 "| runner-up | runner-up / fastest | interval level |",
-                 "|---|---|---|---|---|---|---|---|"]
-        for key, sub, w, ratio, margin, second in self.winners():
-            klab = self._keys_label(key)
-            sure = ""
-            if margin.n > 1:
-                sure = margin.level_text()
-                if margin.lo <= 1.0:
-                    sure += ", not apart"
-            lines.append(f"| {key[0]} | {klab} | {SUBSTRATE_SHORT[sub]} | "
-                         f"{w} | {fmt_interval(ratio)} | {second} | "
-                         f"{fmt_interval(margin)} | {sure} |")
+        ws = self.winners()
+        if not ws:
+            return "No configuration with two indexes and idr."
+        ivs = [w.ratio for w in ws] + [w.ratio2 for w in ws] + \
+            [w.direct for w in ws]
+        lines = [level_caption(iv.n for iv in ivs), "",
+                 "| workload | keys | substrate | fastest | ratio to idr "
+                 "| runner-up | its ratio to idr | runner-up / fastest "
+                 "| paired directly: runner-up / fastest | |",
+                 "|---|---|---|---|---|---|---|---|---|---|"]
+        for w in ws:
+            lines.append(f"| {w.key[0]} | {self._keys_label(w.key)} | "
+                         f"{w.sub} | {w.fastest} | {fmt_interval(w.ratio)} "
+                         f"| {w.second} | {fmt_interval(w.ratio2)} | "
+                         f"{fmt(w.margin)} | {fmt_interval(w.direct)} | "
+                         f"{w.apart()} |")
         return "\n".join(lines)
 
     def verdicts(self):
@@ -278,11 +312,54 @@ class Report:
             out.extend(tg.judge(t, self.res))
         return out
 
+    def targets_caption(self, verdicts):
+        """The level of the targets' intervals, and the rules of the
+        verdicts, where the report uses them."""
+        ns = [v.iv.n for v in verdicts if v.iv and v.iv.n and
+              v.substrate not in tg.DETERMINISTIC]
+        text = level_caption(ns) if ns else ""
+        if any(v.substrate in tg.DETERMINISTIC for v in verdicts):
+            text += " cachegrind's counts are deterministic: the count " \
+                "decides."
+        return text.strip()
+
+    @staticmethod
+    def verdict_rules():
+        return ("Verdicts: **met** or **missed** when the whole interval is "
+                "on one side of the threshold, **inconclusive** when it "
+                f"crosses it; {INCONCLUSIVE_ONE}. **not measured** when the "
+                "run has no rows at the target's settings. A target over "
+                "several subjects judges the one with the best median.")
+
+    def retired_md(self):
+        """The retired targets, each with why, and its evidence computed
+        from the rows."""
+        out = []
+        for t in self.doc.get("retired_target", []):
+            text = f"- **{t['name']}** (retired). {t['text'].strip()}"
+            ev = t.get("evidence")
+            if ev:
+                sub, got = tg.judge_evidence(ev, self.res)
+                if got:
+                    text += (f" Evidence, {ev['what']} ({sub}, "
+                             f"`{ev['metric']}`, paired by repeat): " +
+                             "; ".join(f"{fmt_interval(iv)} at {lab}" +
+                                       ("" if len(ev["subjects"]) < 2 else
+                                        f" ({s})") for lab, s, iv in got) +
+                             ". " + level_caption(iv.n for _, _, iv in got))
+                else:
+                    text += (f" Evidence, {ev['what']}: not measured in "
+                             "this run (no rows at its settings).")
+            out.append(text)
+        return "\n".join(out)
+
     def targets_md(self):
-        lines = ["| target | at | substrate | judged | value [interval] | "
+        verdicts = self.verdicts()
+        lines = [self.targets_caption(verdicts), "",
+                 "| target | at | substrate | judged | value [interval] | "
                  "threshold | level | verdict |",
                  "|---|---|---|---|---|---|---|---|"]
-        for v in self.verdicts():
+        for v in verdicts:
             t = v.target
             where = ", ".join(f"{k}={val}" for k, val in t["where"].items())
             if t["kind"] == "gain":
@@ -297,7 +374,7 @@ class Report:
             if v.substrate in tg.DETERMINISTIC:
                 level = "counted"
             lines.append(f"| {t['name']} | {where} | "
-                         f"{SUBSTRATE_SHORT.get(v.substrate, '-')} | "
+                         f"{v.substrate or '-'} | "
                          f"{judged} | {fmt_interval(v.iv)} | "
                          f"{t['op']} {fmt(t['threshold'])} | {level} | "
                          f"**{v.verdict}** |")
@@ -312,7 +389,7 @@ class Report:
         def by_name(verdicts):
             out, words = {}, {}
             for v in verdicts:
-                key = (v.target["name"], SUBSTRATE_SHORT.get(v.substrate, "-"))
+                key = (v.target["name"], v.substrate or "-")
                 text = v.verdict + (f" ({v.setting})" if v.setting else "")
                 out.setdefault(key, []).append(text)
                 words.setdefault(key, set()).add(v.verdict)
@@ -358,7 +435,7 @@ class Report:
             self._moved(now, then, n) for _, now, then in rows)]
         if not rows or not names:
             return []
-        out = [f"#### {SUBSTRATE_SHORT[sub]} ({metric_of(sub)[1]})", "",
+        out = [f"#### {sub} ({metric_of(sub)[1]})", "",
                "| " + " | ".join(heads + names) + " |",
                "|" + "---|" * (len(heads) + len(names))]
         for lead, now, then in rows:
@@ -388,7 +465,9 @@ class Report:
                "(before → now), where both runs have the configuration on "
                "the same substrate; idr's own column is its median now "
                "over its median then, runs of different days that no "
-               "pairing cancels, so a host's drift is in it.", ""]
+               "pairing cancels, so a host's drift is in it. Medians "
+               "only: no intervals in these tables (each median's "
+               "interval is in its run's own tables).", ""]
         seen = False
         for sub in [s for s in self.subs if s in self.previous[1].subs]:
             table = self._moved_table(
@@ -427,7 +506,9 @@ class Report:
                "(1 → N), in this run and configuration: every PID numbered "
                "in each level, one index instance per level, lookups of the "
                "deepest. idr's own column is its median at N levels over "
-               "its median at one: what the levels cost the reference.", ""]
+               "its median at one: what the levels cost the reference. "
+               "Medians only: no intervals in these tables (each median's "
+               "interval is in the tables above).", ""]
         for sub in self.subs:
             out += self._moved_table(
                 sub, ["workload", "keys", "levels", "idr N / 1"],
@@ -458,7 +539,7 @@ class Report:
                      if n != "idr" and self._moved(now, then, n)]
             if pairs:
                 what = f"{wl}{', ' + extra if extra else ''}, " \
-                    f"{fmt_keys(k[1])} ({SUBSTRATE_SHORT[sub]}, " \
+                    f"{fmt_keys(k[1])} ({sub}, " \
                     f"{metric_of(sub)[1]})"
                 out.append(f"{what}: " + "; ".join(pairs))
         return out
@@ -467,7 +548,7 @@ class Report:
         """Bytes per key after a lookup storm: a table per substrate and
         live-set shape, a column per keys size and its pid_max."""
         out = ["Bytes per key the index held after a lookup storm (median "
-               "over repeats), by substrate and live set."]
+               "over repeats; no intervals), by substrate and live set."]
         for sub in [s for s in self.subs if s != "cachegrind"]:
             rows = [r for r in self.res.rows if r["substrate"] == sub
                     and r["wl"] == "lookup"]
@@ -478,7 +559,7 @@ class Report:
                                srows}, key=lambda c: (c[0], str(c[1])))
                 if not cols:
                     continue
-                out += ["", f"{SUBSTRATE_SHORT[sub]}, {shape} keys:", "",
+                out += ["", f"{sub}, {shape} keys:", "",
                         "| index | " + " | ".join(
                             f"{fmt_keys(k)} (pid_max {p})" for k, p in cols)
                         + " |", "|---|" + "---|" * len(cols)]
@@ -499,7 +580,9 @@ class Report:
         rows = [r for r in self.res.rows if r["substrate"] == "cachegrind"]
         if not rows:
             return ""
-        lines = ["Per operation, one CPU; in brackets the ratio to idr.", "",
+        lines = ["Per operation, one CPU; in brackets the ratio to idr. "
+                 "Counted, not timed: one count each, no interval (a "
+                 "seed's counts do not vary).", "",
                  "| workload | keys | index | instructions | D1 misses | "
                  "LL misses |", "|---|---|---|---|---|---|"]
         cols = ("instructions_per_op", "cache_misses_per_op",
@@ -545,8 +628,9 @@ class Report:
             sweep = {c: sorted(n) for c, n in sweep.items() if len(n) > 1}
             for (wl, k, mode), ns in sorted(sweep.items()):
                 if not lines:
-                    lines = ["Aggregate Mops/s (median over repeats) at each "
-                             "CPU count of the CPU sweep.", "",
+                    lines = ["Aggregate Mops/s (median over repeats; "
+                             "no intervals) at each CPU count of the CPU "
+                             "sweep.", "",
                              "| substrate | workload | keys | mode | index | "
                              "CPUs: Mops/s |", "|---|---|---|---|---|---|"]
                 for name in self.indexes:
@@ -560,7 +644,7 @@ class Report:
                         if v:
                             vals.append(f"{n}: {fmt(Interval(v).median)}")
                     if vals:
-                        lines.append(f"| {SUBSTRATE_SHORT[sub]} | {wl} | "
+                        lines.append(f"| {sub} | {wl} | "
                                      f"{fmt_keys(k)} | {mode} | {name} | "
                                      + ", ".join(vals) + " |")
         return "\n".join(lines)
@@ -578,6 +662,9 @@ class Report:
             return "Every row of results.csv is in the tables above."
         s = "; ".join(f"{k}: {v}" for k, v in lo.items())
         out = f"Rows left out of the comparison: {s}."
+        if any("slow" in k for k in lo):
+            out += (" A slow row's storm verified but ran past the "
+                    "module's time bound: its time is no comparison.")
         if self.res.failed:
             out += " Rows that failed verification: " + ", ".join(
                 sorted({f"{r['index']} {r['wl']} {fmt_keys(r['keys'])}"
@@ -587,8 +674,11 @@ class Report:
     # -------------------------------------------------------------- whole
     def markdown(self, name):
         m = self.res.meta
+        sentences = answer.sentences(self)
         parts = [
             f"# pidx report: {name}",
+            "",
+            " ".join(sentences),
             "",
             "Generated by `scripts/report.py` from `results.csv` and `meta` "
             "in this directory and "
@@ -610,22 +700,24 @@ class Report:
             "",
             self.doc.get("retired", "").strip(),
             "",
+            self.retired_md(),
+            "",
             self.targets_md(),
             "",
-            "Verdicts: **met** or **missed** when the whole interval is on "
-            "one side of the threshold, **inconclusive** when it crosses "
-            "it, **not measured** when the run has no rows at the target's "
-            "settings. A target over several subjects judges the one with "
-            "the best median. cachegrind's counts are deterministic: the "
-            "count decides.",
+            self.verdict_rules(),
             "",
             self.previous_md(),
-            "## Which index is fastest",
+            "## Which index is fastest, by median paired ratio to idr",
             "",
-            "At each workload and keys size of the headline, by median "
-            "ns/op (null left out); the runner-up's paired ratio to the "
-            "fastest tells the margin, and \"not apart\" when its interval "
-            "reaches 1.",
+            "At each workload and keys size of the headline (null left "
+            "out), the indexes ranked by the statistic the ratio column "
+            "shows: the median of each index's paired ratios to idr. "
+            "\"runner-up / fastest\" is the runner-up's median ratio over "
+            "the fastest's, at least 1 by this order. The two indexes "
+            "paired directly, repeat by repeat, are a comparison of their "
+            "own: \"apart\" when that interval lies above 1, \"not apart\" "
+            "otherwise (a median of ratios need not follow the order of "
+            "the medians to idr).",
             "",
             self.winners_md(),
             "",
@@ -656,44 +748,7 @@ class Report:
         text = "\n".join(parts)
         while "\n\n\n" in text:
             text = text.replace("\n\n\n", "\n\n")
-        return text
-
-    def terminal(self, width=100):
-        """The headline as fixed-width text: one line per workload, keys
-        and substrate; a column per index, its median ratio to idr."""
-        names = [n for n in self.indexes if n != "idr"]
-        w = 5
-        head = f"{'workload':<15}{'keys':>5} {'where':<10}{'idr':>7} " + \
-            "".join(f"{ABBR.get(n, n)[:w]:>{w + 1}}" for n in names)
-        out = ["ratio to idr (median of paired repeats; idr's own ns/op, "
-               "or D1 misses/op under cachegrind)", head]
-        shown = None
-        for key in self.keys_order():
-            # the settings that tell this workload's configurations apart
-            # (shape, dependent, ...) head the lines they hold for
-            if key[2] and (key[0], key[2]) != shown:
-                shown = (key[0], key[2])
-                out.append(f"  {key[0]}, {key[2]}:"[:width])
-            elif not key[2]:
-                shown = None
-            for sub in self.subs:
-                cells = self.head[key].get(sub)
-                if not cells or "idr" not in cells:
-                    continue
-                wl = key[0][:14]
-                line = f"{wl:<15}{fmt_keys(key[1]):>5} " \
-                    f"{SUBSTRATE_SHORT[sub]:<10}" \
-                    f"{fmt(cells['idr'].idr_value.median):>7} "
-                for n in names:
-                    c = cells.get(n)
-                    line += f"{fmt(c.iv.median) if c and c.iv else '-':>{w + 1}}"
-                out.append(line)
-        out.append("columns: " + ", ".join(
-            f"{ABBR[n]}={n}" for n in names if ABBR.get(n, n) != n))
-        if "kernel-tcg" in self.subs:
-            out.append("TCG: emulated, cache effects hidden; native: user "
-                       "space on this host's CPU.")
-        return "\n".join(out)
+        return link_terms(text, self.glossary)
 
     def _from_line(self, dir_label):
         m = self.res.meta
@@ -712,43 +767,60 @@ class Report:
                          ([f"- {x}" for x in answers] or
                           ["No lookups under a skewed dist, no replay."]))
 
-    def summary_block(self, dir_label):
-        """The block the README and results/README.md carry."""
-        lines = [self._from_line(dir_label), ""]
-        fast = [x for x in self.winners() if x[0][0] in ("lookup", "fork")
-                and x[1] not in ("kernel-tcg", "kernel-kvm")]
-        if fast:
-            # one line per workload and configuration, its sizes in a row
-            groups = {}
-            for k, s, w, r, _, _ in fast:
-                groups.setdefault((k[0], k[2]), []).append(
-                    f"{fmt_keys(k[1])} {w} {fmt(r.median) if r else '?'}x")
-            lines += ["Fastest index (median ns/op, ratio to idr):", ""]
-            lines += [f"- {wl}{', ' + extra if extra else ''}: "
-                      + "; ".join(v) for (wl, extra), v in groups.items()]
-            lines.append("")
-        if self.system and self.system.sentence():
-            lines += [f"System view ([{self.system.name}]"
-                      f"({self.system.link(dir_label)})): "
-                      + self.system.sentence(), ""]
-        lines.append("| target | on | value [interval] | threshold "
-                     "| verdict |")
-        lines.append("|---|---|---|---|---|")
-        for v in self.verdicts():
-            t = v.target
-            name = t["name"] + (f" ({v.setting})" if v.setting else "")
-            lines.append(f"| {name} | "
-                         f"{SUBSTRATE_SHORT.get(v.substrate, '-')} | "
-                         f"{fmt_interval(v.iv)} | {t['op']} "
-                         f"{fmt(t['threshold'])} | {v.verdict} |")
-        moved = self.moved_lines()
-        if moved:
-            lines += ["", f"Median ratio to idr in `{self.previous[0]}`"
-                      " → here, lookup and fork at the largest keys size "
-                      "both measured, on the cache-true substrates:", ""]
-            lines += [f"- {x}" for x in moved]
-        answers = self.traffic.answers()
-        if answers:
-            lines += ["", "Skewed and recorded traffic:", ""]
-            lines += [f"- {x}" for x in answers]
-        return "\n".join(lines)
+    def target_rows(self):
+        """The targets' short table: [(target, substrate, value
+        [interval], threshold, verdict)], and its caption."""
+        verdicts = self.verdicts()
+        rows = [(v.target["name"] + (f" ({v.setting})" if v.setting
+                                     else ""), v.substrate or "-",
+                 fmt_interval(v.iv),
+                 f"{v.target['op']} {fmt(v.target['threshold'])}",
+                 v.verdict) for v in verdicts]
+        return rows, self.targets_caption(verdicts)
+
+    def fastest_lines(self):
+        """The fastest index of lookup and fork on the cache-true
+        substrates, a line per workload and configuration."""
+        groups = {}
+        for w in self.winners():
+            if w.key[0] in ("lookup", "fork") and \
+                    w.sub not in ("kernel-tcg", "kernel-kvm"):
+                groups.setdefault((w.key[0], w.key[2], w.sub), []).append(
+                    f"{fmt_keys(w.key[1])} {w.fastest} {fmt(w.ratio.median)}x")
+        return [f"{wl}{', ' + extra if extra else ''} ({sub}): " +
+                "; ".join(v) for (wl, extra, sub), v in groups.items()]
+
+    def summary_block(self, dir_label, full=False, glossary=None):
+        """The block the README carries: the answer in sentences, the
+        targets and the link to the report; @full (results/README.md's)
+        adds the fastest index of each configuration, the ratios before
+        and now, and the traffic's answers."""
+        rows, caption = self.target_rows()
+        lines = [" ".join(answer.sentences(self)), "", caption, "",
+                 "| target | on | value [interval] | threshold | verdict |",
+                 "|---|---|---|---|---|"]
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        lines.append("")
+        if full:
+            fast = self.fastest_lines()
+            if fast:
+                lines += ["Fastest index (by median paired ratio to idr, "
+                          "the ratio shown):", ""]
+                lines += [f"- {x}" for x in fast] + [""]
+            if self.system and self.system.sentence():
+                lines += [f"System view ([{self.system.name}]"
+                          f"({self.system.link(dir_label)})): "
+                          + self.system.sentence(), ""]
+            moved = self.moved_lines()
+            if moved:
+                lines += [f"Median ratio to idr in `{self.previous[0]}`"
+                          " → here, lookup and fork at the largest keys "
+                          "size both measured, on the cache-true "
+                          "substrates:", ""]
+                lines += [f"- {x}" for x in moved] + [""]
+            answers = self.traffic.answers()
+            if answers:
+                lines += ["Skewed and recorded traffic:", ""]
+                lines += [f"- {x}" for x in answers] + [""]
+        lines.append(self._from_line(dir_label))
+        return link_terms("\n".join(lines), glossary or self.glossary)

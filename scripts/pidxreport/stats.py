@@ -47,7 +47,42 @@ class Interval:
     def level_text(self):
         if self.n < 2:
             return "one value, no interval"
-        return f"{100 * self.level:.0f}%"
+        return pct_level(self.level)
+
+
+def pct_level(level):
+    """0.9375 -> '93.8%', 0.75 -> '75%'."""
+    text = f"{100 * level:.1f}"
+    return (text[:-2] if text.endswith(".0") else text) + "%"
+
+
+def level_for(n):
+    """The level of the interval that Interval gives n values: the one
+    the report states, by computation, never typed."""
+    return Interval(list(range(n))).level if n >= 2 else 0.0
+
+
+def level_caption(ns, what="paired repeats"):
+    """What a table's intervals are, from the value counts @ns it holds:
+    '75% intervals: order statistics over 3 paired repeats'.  Several
+    counts are each named; a single value is said to have no interval."""
+    ns = sorted({n for n in ns if n})
+    if not ns:
+        return "No intervals: no repeated values."
+    parts = []
+    for n in ns:
+        if n < 2:
+            parts.append(f"a single value has no interval ({INCONCLUSIVE_ONE})")
+        else:
+            parts.append(f"{pct_level(level_for(n))} intervals: order "
+                         f"statistics over {n} {what}")
+    text = "; ".join(parts)
+    return text[0].upper() + text[1:] + "."
+
+
+# the rule for one timed value, said wherever a verdict may rest on one
+INCONCLUSIVE_ONE = ("a target judged on one timed value is inconclusive: one "
+                    "repeat gives no interval to set against the threshold")
 
 
 def fmt(v):

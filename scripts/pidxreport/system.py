@@ -16,7 +16,7 @@ import csv
 import os
 
 from .data import number, read_meta
-from .stats import WANTED_LEVEL, Interval, fmt, fmt_interval
+from .stats import WANTED_LEVEL, Interval, fmt, fmt_interval, level_caption
 from .sysrows import Records, read_bound
 
 # the seed's claim (../shared/seeds): UnixBench on one core, both skip lists
@@ -214,7 +214,7 @@ class SystemView:
                 out.append(("system-tcg", wl, Interval(v)))
             b = self.bound(wl)
             if b:
-                out.append(("native", wl, b[0]))
+                out.append(("system-native", wl, b[0]))
         return out
 
     def seed_verdict(self):
@@ -244,7 +244,7 @@ class SystemView:
             return "confirmed", ivs, shares
         need = 1 - 1 / SEED_GAIN
         wheres = {w for w, _, _ in shares}
-        if {"system-tcg", "native"} <= wheres and \
+        if {"system-tcg", "system-native"} <= wheres and \
                 len(shares) == 2 * len(SEED_WORKLOADS) and \
                 all(iv.n >= 2 and iv.level >= WANTED_LEVEL and iv.hi < need
                     for _, _, iv in shares):
@@ -315,10 +315,17 @@ class SystemView:
         return min(ivs, key=lambda iv: iv.level).level_text() if ivs \
             else "no interval"
 
+    def caption(self, sub, what="repeats"):
+        """The level of a substrate's table, from its repeat counts."""
+        t = self.table(sub)
+        return level_caption((len(v) for wl in t.values()
+                              for v in wl.values()), what)
+
     def rates_md(self, sub):
         t = self.table(sub)
         wls = self.workloads(sub)
-        out = ["| index | " + " | ".join(wls) + " |",
+        out = [self.caption(sub), "",
+               "| index | " + " | ".join(wls) + " |",
                "|---|" + "---|" * len(wls)]
         for i in self.indexes(sub):
             cells = [fmt_rate_iv(Interval(list(t.get(w, {}).get(i, {})
@@ -328,7 +335,8 @@ class SystemView:
 
     def ratios_md(self):
         wls = self.workloads("system-tcg")
-        out = ["| index | " + " | ".join(wls) + " |",
+        out = [self.caption("system-tcg", "paired repeats"), "",
+               "| index | " + " | ".join(wls) + " |",
                "|---|" + "---|" * len(wls)]
         for i in self.indexes("system-tcg"):
             if i == "idr":
@@ -363,7 +371,8 @@ class SystemView:
             return ""
         per = {c: self.table("system-tcg", ncpus=c).get("threadspawn", {})
                for c in counts}
-        out = ["| index | " + " | ".join(f"{c} vCPUs" for c in counts) +
+        out = [self.caption("system-tcg"), "",
+               "| index | " + " | ".join(f"{c} vCPUs" for c in counts) +
                " |", "|---|" + "---|" * len(counts)]
         for i in self.indexes("system-tcg"):
             out.append(f"| {i} | " + " | ".join(
@@ -372,7 +381,8 @@ class SystemView:
         return "\n".join(out)
 
     def bound_md(self):
-        out = ["| workload | host ns/op | idr's share | fastest index's "
+        out = [self.caption("system-native", "paired repeats"), "",
+               "| workload | host ns/op | idr's share | fastest index's "
                "change | slowest index's change |", "|---|---|---|---|---|"]
         nat = self.table("system-native", "ns_per_op")
         for wl in self.workloads("system-native"):
@@ -412,7 +422,8 @@ class SystemView:
                       "is faster)", "", self.ratios_md(), "",
                       "### The index's own time per operation and its "
                       "share of the operation (medians, from "
-                      "pidx_system/stats)", "", self.share_md(), ""]
+                      "pidx_system/stats)", "", "Medians only: no "
+                      "intervals in this table.", "", self.share_md(), ""]
             sc = self.scaling_md()
             if sc:
                 parts += ["### threadspawn against vCPUs (ops/s, "

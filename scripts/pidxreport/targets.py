@@ -19,14 +19,39 @@ A target names a comparison and the settings it is judged at:
 workload's label too), so a setting added to results.csv later needs no
 change here.  Where the rows hold several configurations that `where`
 does not tell apart (two pid_max values, say), each gets its own verdict,
-labelled by the settings that differ.
+labelled by the settings that differ.  A `where` value that is a list
+matches any of its values.
+
+A target that has answered its question moves to the retired list, with
+why, and may carry the evidence that retired it, evaluated from the rows
+each time the report is made (never typed):
+
+  [[retired_target]]
+  name = "..."
+  text = "why it is retired, and what changed"
+  [retired_target.evidence]
+  what = "node visits per lookup"
+  metric = "visits_per_op"
+  subjects = ["rbskip"]
+  baseline = "skiplist"
+  substrate = ["user-native"]          # the first that has rows
+  where = { workload = "lookup", keys = [32768, 1048576], ncpus = 1 }
+  traced = true       # the rows that traced visits, which comparisons
+                      # of time leave out (their times include the tracing)
 """
 
 import tomllib
 
-from .data import SUBSTRATE_TEXT, ReportError
+import csv
+import os
+
+from .data import (MEASURED, SUBSTRATE_TEXT, ReportError, fmt_keys,
+                   kernel_substrate, number, rejoin_extra, workload_label)
 from .stats import Interval
 
+# every index built on a skip list's levels: the family a skip-family
+# target, the traffic answers and the README's answer judge by its best
+SKIP_FAMILY = ("skiplist", "rbskip", "ccskip", "lazyskip")
 KINDS = ("ratio", "gain")
 OPS = ("<=", ">=")
 # a count that cachegrind made does not vary between runs of one seed
@@ -58,11 +83,31 @@ def load(path):
         bad = [s for s in t["substrate"] if s not in SUBSTRATE_TEXT]
         if bad:
             raise ReportError(f"{where}: unknown substrate {bad[0]}")
+    for i, t in enumerate(doc.get("retired_target", [])):
+        where = f"{path}: retired target {i + 1} ({t.get('name', 'unnamed')})"
+        for need in ("name", "text"):
+            if need not in t:
+                raise ReportError(f"{where}: no '{need}'")
+        ev = t.get("evidence")
+        if ev is None:
+            continue
+        for need in ("what", "metric", "subjects", "baseline", "where"):
+            if need not in ev:
+                raise ReportError(f"{where}: evidence has no '{need}'")
+        ev.setdefault("substrate", ["user-native"])
+        ev.setdefault("traced", False)
+        bad = [s for s in ev["substrate"] if s not in SUBSTRATE_TEXT]
+        if bad:
+            raise ReportError(f"{where}: unknown substrate {bad[0]}")
     return doc
 
 
 def matches(row, where):
     for k, want in where.items():
+        if isinstance(want, list):
+            if not any(matches(row, {k: w}) for w in want):
+                return False
+            continue
         if k == "workload":
             if want not in (row["wl"], row.get("workload")):
                 return False
@@ -238,3 +283,70 @@ def judge(t, res):
         return out
     return [Verdict(t, None, "", None, None, "not measured",
                     "no rows at these settings")]
+
+
+# ------------------------------------------------------------ evidence
+def traced_rows(res):
+    """The rows of res's results.csv that traced visits, verified, not
+    under fault injection nor placed on a node: the rows that Results
+    leaves out of the comparisons of time, read for their counts."""
+    out = []
+    path = os.path.join(res.dir, "results.csv")
+    ksub = kernel_substrate(res.meta)
+    with open(path, newline="", encoding="utf-8", errors="replace") as f:
+        reader = csv.reader(f)
+        header = [h.strip() for h in next(reader, [])]
+        cols = [c for c in header if c not in MEASURED]
+        for cells in reader:
+            cells = rejoin_extra(cells, header)
+            if len(cells) != len(header):
+                continue
+            r = {h: c.strip() for h, c in zip(header, cells)}
+            if r.get("trace_visits", "0") in ("0", "", "n/a") or \
+                    r.get("verified", "").lower() in ("failed", "slow") or \
+                    "faults=" in r.get("extra", "") or \
+                    r.get("node", "any") not in ("any", "") or \
+                    r.get("substrate", "").startswith("system-"):
+                continue
+            sub = r.get("substrate") or "kernel"
+            if sub == "user":
+                sub = "cachegrind" if r.get("pmu") == "cachegrind" \
+                    else "user-native"
+            else:
+                sub = ksub
+            r["substrate"] = sub
+            r["shape"] = r.get("shape") or "dense"
+            r["wl"] = workload_label(r)
+            for c in ("keys", "ncpus"):
+                r[c] = number(r.get(c)) or 0
+            r["settings"] = tuple(sorted((c, r.get(c, "")) for c in cols) +
+                                  [("substrate", sub), ("wl", r["wl"])])
+            out.append(r)
+    return out
+
+
+def judge_evidence(ev, res):
+    """(substrate, [(setting label, subject, Interval of the subject's
+    paired ratios to the baseline)]) of a retired target's evidence: one
+    entry per configuration and subject; (None, []) without rows."""
+    rows = traced_rows(res) if ev["traced"] else res.rows
+    for sub in ev["substrate"]:
+        mine = [r for r in rows if r["substrate"] == sub and
+                matches(r, ev["where"])]
+        if not mine:
+            continue
+        groups = {}
+        for r in mine:
+            groups.setdefault(r["settings"], []).append(r)
+        diff = [k for k in differing(list(groups)) if k != "keys"]
+        out = []
+        for key in sorted(groups, key=lambda k: (dict(k)["keys"], str(k))):
+            vals = by_index(groups[key], ev["metric"], res)
+            base = vals.get(ev["baseline"])
+            lab = ", ".join([fmt_keys(dict(key)["keys"])] +
+                            ([label(key, diff)] if diff else []))
+            for s in ev["subjects"]:
+                if base and s in vals:
+                    out.append((lab, s, Interval(paired(vals[s], base))))
+        return sub, out
+    return None, []

@@ -17,10 +17,10 @@ leaves out 1.
 """
 
 from . import targets as tg
-from .data import SUBSTRATE_SHORT, fmt_keys
-from .stats import Interval, fmt, fmt_interval
+from .data import fmt_keys
+from .stats import Interval, fmt, fmt_interval, level_caption
 
-SKIP_FAMILY = ("skiplist", "rbskip", "lazyskip")
+SKIP_FAMILY = tg.SKIP_FAMILY
 # what a substrate's comparison reads: time, or cachegrind's LL misses
 METRIC = {"cachegrind": ("cg_ll_misses", "LL misses/op")}
 TIME = ("ns_per_op", "ns/op")
@@ -170,13 +170,14 @@ class Traffic:
         rows = self.gap_rows()
         if not rows:
             return ""
-        lines = ["The best of the skip family (skiplist, rbskip, lazyskip) "
+        ns = [iv.n for r in rows for iv in (r[4], r[6])]
+        lines = [f"The best of the skip family ({', '.join(SKIP_FAMILY)}) "
                  "against idr, per configuration: its ratio to idr under "
                  "uniform lookups and under each skewed distribution, and "
                  "the change, skewed over uniform (below 1: the gap "
                  "shrinks). Ratios are medians of paired repeats; the "
                  "change's bracket is the quotient of the two intervals' "
-                 "far ends.", "",
+                 "far ends. " + level_caption(ns), "",
                  "| substrate | configuration | dist | best under uniform "
                  "| ratio to idr | best under the dist | ratio to idr | "
                  "change | |",
@@ -184,7 +185,7 @@ class Traffic:
         for sub, label, d, bu, iu, bs, isk, ch in rows:
             what = ("shrinks" if ch.hi < 1 else "grows") if ch.apart() \
                 else "not apart"
-            lines.append(f"| {SUBSTRATE_SHORT[sub]} | {label} | {d} | {bu} "
+            lines.append(f"| {sub} | {label} | {d} | {bu} "
                          f"| {fmt_interval(iu)} | {bs} | "
                          f"{fmt_interval(isk)} | {ch.text()} | {what} |")
         return "\n".join(lines)
@@ -201,7 +202,7 @@ class Traffic:
                 sh = [r for r in sel if r[7].apart() and r[7].hi < 1]
                 gr = [r for r in sel if r[7].apart() and r[7].lo > 1]
                 meds = sorted(r[7].median for r in sel)
-                text = (f"{SUBSTRATE_SHORT[sub]}, {d}: the skip family's "
+                text = (f"{sub}, {d}: the skip family's "
                         f"gap to idr shrinks in {len(sh)} of {len(sel)} "
                         f"configurations, grows in {len(gr)}, the rest not "
                         f"apart; the ratio to idr, skewed over uniform: "
@@ -242,7 +243,9 @@ class Traffic:
                  "index by median ns per event (null left out), its ratio "
                  "to idr, the runner-up's paired ratio to it (\"not "
                  "apart\" when its interval reaches 1), and the best of "
-                 "the skip family against idr.", "",
+                 "the skip family against idr. " +
+                 level_caption(iv.n for r in rows for iv in (r[4], r[6])
+                               if iv), "",
                  "| substrate | trace | configuration | fastest | ratio to "
                  "idr | runner-up | runner-up / fastest | best skip | "
                  "ratio to idr |", "|---|---|---|---|---|---|---|---|---|"]
@@ -251,7 +254,7 @@ class Traffic:
             if margin.n > 1 and margin.lo <= 1.0:
                 m += ", not apart"
             rw_t = "1" if w == "idr" else fmt_interval(rw)
-            lines.append(f"| {SUBSTRATE_SHORT[sub]} | {trace} | {label} | "
+            lines.append(f"| {sub} | {trace} | {label} | "
                          f"{w} | {rw_t} | {second} | {m} | {bs or '-'} | "
                          f"{fmt_interval(rb)} |")
         return "\n".join(lines)
@@ -268,7 +271,7 @@ class Traffic:
                 order = sorted(wins, key=lambda n: (-wins[n], n))
                 sure = sum(1 for r in sel if r[6].n > 1 and r[6].lo > 1.0)
                 skip = sorted(r[8].median for r in sel if r[8])
-                text = (f"{SUBSTRATE_SHORT[sub]}, trace {trace}: fastest "
+                text = (f"{sub}, trace {trace}: fastest "
                         + ", ".join(f"{n} in {wins[n]}" for n in order)
                         + f" of {len(sel)} configurations ({sure} apart "
                         f"from the runner-up)")
@@ -287,14 +290,19 @@ class Traffic:
                "otherwise (median over repeats, ns/op natively, LL misses "
                "per op under cachegrind; below 1: what the hot set hides, "
                "1 minus it). null draws the same keys and looks nothing "
-               "up: its change is the sampler's own."]
+               "up: its change is the sampler's own. Each bracket is the "
+               "quotient of the two intervals' far ends: " +
+               level_caption([iv.n for g in self.groups
+                              for d in g[2].values() for iv in
+                              d[0].values()], "repeats").rstrip(".") +
+               " each."]
         for sub in self.res.substrates():
             mine = [(lab, per) for s, lab, per, _ in self.groups if s == sub]
             if not mine:
                 continue
             cols = [(lab, d) for lab, per in mine for d in self.dists
                     if d in per]
-            out += ["", f"{SUBSTRATE_SHORT[sub]} "
+            out += ["", f"{sub} "
                     f"({metric_of(sub)[1]}, skewed over uniform):", "",
                     "| index | " + " | ".join(f"{lab}, {d}" for lab, d in
                                                cols) + " |",
@@ -340,7 +348,7 @@ class Traffic:
                 lo = min(ch, key=lambda n: ch[n].median)
                 hi = max(ch, key=lambda n: ch[n].median)
                 a, b = ch[lo].median, ch[hi].median
-                text = (f"{SUBSTRATE_SHORT[sub]}, {d}, {lab}: an index's "
+                text = (f"{sub}, {d}, {lab}: an index's "
                         f"{metric_of(sub)[1]} is {fmt(a)}x ({lo}) to "
                         f"{fmt(b)}x ({hi}) its uniform one")
                 if b < 1:
