@@ -22,7 +22,7 @@
  * A PID costs a 48-byte object (key, value, two chain links, rcu_head: 4 +
  * 4 of padding + 8 + 16 + 16) plus its share of 8-byte bucket slots: a resize
  * leaves the load (PIDs per bucket) between 1/4 and 1/2, so 16-32 bytes, and
- * the load is let drift between 1/8 and 1 before the next resize, so 8-64
+ * the load is let drift between 1/8 and 3/2 before the next resize, so 5-64
  * bytes at the extremes: 64-80 bytes a PID after a resize.  The value word
  * is 8 of them (the object was 40 bytes when the index was a set).
  *
@@ -82,7 +82,7 @@
  * lock is held an insertion cannot fail.  Lookups take no lock.
  *
  * Resizing happens off the writers' path.  A writer that takes the load out
- * of [1/8, 1] queues a work item, which allocates the new bucket array with
+ * of [1/8, 3/2] queues a work item, which allocates the new bucket array with
  * GFP_KERNEL (an IPI-context writer could not) and copies the old table's
  * chains into it some hundreds of buckets per locked section; meanwhile writers
  * update both tables for buckets already copied.  Every object has one link
@@ -96,6 +96,15 @@
  * Atomic writers cannot: an IPI storm occupies every CPU, the worker runs
  * when the round ends and chains grow until then, bounded because rounds
  * are.  describe() reports the highest load writers saw ("load_peak").
+ *   pid_hash was never resized, so a storm should not resize this table
+ * either: the table is sized for the prefilled set and keeps room for the
+ * live PIDs a storm adds.  Growing at a load of 3/2, not 1, is that room.
+ * Tables grow by 4 from 64 buckets, so a prefill of 4^k keys (1K, 1M) fills
+ * its table to a load of exactly 1: with growth past 1, a fork storm's first
+ * fork queued a resize of the whole table, about 1M objects rehashed at 1M
+ * keys, 75-250 ms of a storm of a few ms (hash's fork at 1M read 3-6 us an
+ * operation in some storms, 0.3 us in others).  At 3/2 a prefill of 2^k keys
+ * gets the same table as before and room for half as many PIDs again.
  *
  * What a reader may observe.  lookup() walks the table it found published,
  * which holds every PID: the old table until the switch, the new one from it.
@@ -330,11 +339,12 @@ static bool pidx_hash_in_new(struct pidx_hash *h, struct pidx_hash_tbl *t,
 	return h->new_tbl && pidx_hash_bucket(t, key) < h->copied;
 }
 
+/* Past a load of 3/2, not 1: room for a storm's PIDs (see the top of the file). */
 static bool pidx_hash_wants_resize(struct pidx_hash *h, u32 shift)
 {
 	u32 size = 1U << shift;
 
-	return (h->nr > size && shift < h->max_shift) ||
+	return (h->nr > size + size / 2 && shift < h->max_shift) ||
 	       (h->nr < size / 8 && shift > PIDX_HASH_MIN_SHIFT);
 }
 
