@@ -438,9 +438,12 @@ static void pidx_show_header(struct seq_file *m, const struct pidx_result *r)
 	if (r->workload == PIDX_WL_REPLAY)
 		seq_printf(m, " of the trace (%u lookups a fork; ops setting not used)",
 			   r->fork_lookups);
-	seq_printf(m, ", mode %s, cpus %s (%u), keys %u, ops %u per CPU, pid_max %u, seed %llu, shape %s",
-		   pidx_mode_names[r->mode], r->cpus, r->ncpus, r->keys,
-		   r->ops, r->pid_max, r->seed, pidx_shape_names[r->shape]);
+	seq_printf(m, ", mode %s, cpus %s (%u), keys %u, ops %u per CPU",
+		   pidx_mode_names[r->mode], r->cpus, r->ncpus, r->keys, r->ops);
+	if (r->ops_fitted)
+		seq_printf(m, " (fitted: the default %u does not fit)", r->ops_fitted);
+	seq_printf(m, ", pid_max %u, seed %llu, shape %s", r->pid_max, r->seed,
+		   pidx_shape_names[r->shape]);
 	if (r->shape == PIDX_SHAPE_AGED)
 		seq_printf(m, " (%u wraps)", r->shape_wraps);
 	if (pidx_dist_applies(r->workload, r->mix[PIDX_MIX_LOOKUP],
@@ -472,8 +475,8 @@ static void pidx_show_row(struct seq_file *m, const struct pidx_result *r)
 		   pidx_milli(&b[3], r->cpu_nsop_max_milli),
 		   r->p50_ns, r->p99_ns, r->fails,
 		   pidx_milli(&b[4], r->bytes_per_key_milli),
-		   pidx_verdict_names[r->verdict]);
-	if (r->verdict == PIDX_FAILED)
+		   pidx_verdict_name(r));
+	if (pidx_verdict_says_why(r))
 		seq_printf(m, " (%s)", r->why);
 	seq_putc(m, '\n');
 }

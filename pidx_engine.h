@@ -84,7 +84,9 @@ enum pidx_mix_op { PIDX_MIX_LOOKUP, PIDX_MIX_INSERT, PIDX_MIX_DELETE, PIDX_NR_MI
 
 /*
  * The longest an ipi round may keep interrupts off on a CPU, and the longest
- * an on_each_cpu round or a kthread batch may take, before the run FAILs.
+ * an on_each_cpu round or a kthread batch may take, before the row is slow
+ * (pidx_check_bounds()): a storm that long says nothing of the index's
+ * speed, though its result may be right, which verification alone judges.
  * Under TCG with two CPU-bound loops beside the guest on a busy 2-core host,
  * 444 storms like make check's gave at most 262 ms with interrupts off, 267 ms
  * per ipi round and 1105 ms per kthread batch (a maple fork batch, which may
@@ -102,6 +104,25 @@ enum pidx_mix_op { PIDX_MIX_LOOKUP, PIDX_MIX_INSERT, PIDX_MIX_DELETE, PIDX_NR_MI
  * spin with interrupts off of 6 s or more (watchdog_thresh 10).
  */
 #define PIDX_STALL_TEST_MAX_MS	9000U
+
+/*
+ * pid_max's default, as the kernel sizes its own (kernel/pid.c,
+ * pid_idr_init()): PID_MAX_DEFAULT, or PIDS_PER_CPU_DEFAULT per possible
+ * CPU on a machine of more than 32, so that a storm on every CPU of a
+ * large machine has the room a fork storm there would have.
+ */
+#define PIDX_PIDS_PER_CPU	1024U
+
+/*
+ * Which settings the user wrote (a debugfs write or module parameter, an
+ * option of pidx-user's): one left alone may be fitted to the machine
+ * (ops, pidx_plan_ops()), one written never is.
+ */
+struct pidx_written {
+#define PIDX_SETTING(n, ...)	bool n
+#include "pidx_settings_table.h"
+#undef PIDX_SETTING
+};
 
 struct pidx_config {
 	unsigned long indexes;		/* bit i: pidx_index_table[i] */
@@ -133,6 +154,9 @@ struct pidx_config {
 	 * for its own copy of the settings; NULL in the settings themselves
 	 */
 	const struct pidx_replay *replay;
+	struct pidx_written written;
+	/* a run's own copy: the default ops that pidx_plan_ops() fitted, or 0 */
+	u32 ops_fitted;
 };
 
 enum pidx_verdict { PIDX_VERIFIED, PIDX_FAILED, PIDX_NOT_CHECKED, PIDX_NR_VERDICTS };
@@ -149,6 +173,7 @@ struct pidx_result {
 	u32 ncpus;
 	u32 keys;
 	u32 ops;
+	u32 ops_fitted;			/* the default ops fitted to @ops, or 0 */
 	u32 pid_max;
 	u64 seed;
 
@@ -165,7 +190,12 @@ struct pidx_result {
 	u64 mem_bytes;
 	u64 bytes_per_key_milli;
 	enum pidx_verdict verdict;
-	char why[128];			/* first reason for FAILED */
+	/*
+	 * Past PIDX_ROUND_BOUND_MS, the storm otherwise sound: shown as
+	 * "slow", never over FAILED, whose reason then replaces the bound's.
+	 */
+	bool slow;
+	char why[128];			/* first reason for FAILED, else for slow */
 	char extra[192];
 
 	/* trace_visits: nodes and distinct cache lines per operation */
@@ -207,6 +237,11 @@ struct pidx_result {
 };
 
 void pidx_config_defaults(struct pidx_config *cfg);
+u32 pidx_ops_fit(const struct pidx_config *cfg, unsigned int ncpus);
+int pidx_plan_ops(struct pidx_config *cfg, unsigned int ncpus, char *why,
+		  size_t len);
+const char *pidx_verdict_name(const struct pidx_result *r);
+bool pidx_verdict_says_why(const struct pidx_result *r);
 void pidx_fill_params(const struct pidx_config *cfg,
 		      struct pidx_params *p);
 u32 pidx_space(u32 pid_max);

@@ -50,8 +50,13 @@ static bool pidx_workload_writes(const struct pidx_config *cfg)
 static const char pidx_why_rt_ipi[] =
 	"ipi writers take spinlocks in hard IRQ, which PREEMPT_RT forbids: echo kthread > mode";
 
-/* Checks that depend on several settings at once, made again at run time. */
-static int pidx_check_config(const struct pidx_config *cfg, const char **why)
+/*
+ * Checks that depend on several settings at once, made again at run time,
+ * on the run's own copy of the settings: ops fitted to its CPUs where the
+ * user left it alone.  A refusal that names a figure says why in
+ * pidx_storm_why, which pidx_run() keeps for testcase.
+ */
+static int pidx_check_config(struct pidx_config *cfg, const char **why)
 {
 	unsigned int ncpus = cpumask_weight(&cfg->cpus);
 	u32 slice, cap;
@@ -73,6 +78,11 @@ static int pidx_check_config(const struct pidx_config *cfg, const char **why)
 	if (cfg->node >= 0 && !pidx_node_has_memory(cfg->node)) {
 		*why = "node has no memory now";
 		return -EINVAL;
+	}
+	ret = pidx_plan_ops(cfg, ncpus, pidx_storm_why, sizeof(pidx_storm_why));
+	if (ret) {
+		*why = pidx_storm_why;
+		return ret;
 	}
 	ret = pidx_plan(cfg, ncpus, &slice, &cap, why);
 	if (ret)
@@ -199,6 +209,9 @@ int pidx_run(struct pidx_state *st)
 		pr_err("pidx: run refused (%d): %s\n", ret, why);
 		goto out;
 	}
+	if (cfg.ops_fitted)
+		pr_info("pidx: ops fitted to %u per CPU: the default %u does not fit %u CPUs\n",
+			cfg.ops, cfg.ops_fitted, cpumask_weight(&cfg.cpus));
 	skipped = 0;
 	for (i = 0; i < pidx_nr_indexes; i++) {
 		if ((cfg.indexes & BIT(i)) && cfg.mode == PIDX_MODE_IPI &&

@@ -26,6 +26,8 @@ struct pidx_setting {
 	enum pidx_setting_kind kind;
 	/* the field NAME in struct pidx_config: the u32 of U32 and WORD rows */
 	size_t offset;
+	/* and its flag in cfg->written, set by every write it takes */
+	size_t written;
 	/* PIDX_SET_U32: the bounds, and what else refuses a number in them */
 	u32 min;
 	u32 max;
@@ -207,12 +209,19 @@ static bool power_of_2(const struct pidx_config *cfg, u32 v)
 #define PIDX_WORDS(w, nr)	.kind = PIDX_SET_WORD, .words = (w), .nr_words = (nr)
 #define PIDX_OWN(p, s)		.kind = PIDX_SET_OWN, .parse = (p), .show = (s)
 
+/* Each row's flag in cfg->written, as a constant the row's setting can take */
+#define PIDX_SETTING(n, ...)						\
+	enum pidx_written_at_##n { pidx_written_##n = offsetof(struct pidx_config, written.n) }
+#include "pidx_settings_table.h"
+#undef PIDX_SETTING
+
 /* Each row's setting, and where its module parameter keeps its word */
 #define PIDX_SETTING(n, ...)						\
 	static char *pidx_param_##n;					\
 	static const struct pidx_setting pidx_setting_##n = {		\
 		.name = #n, .param = &pidx_param_##n,			\
-		.offset = offsetof(struct pidx_config, n), __VA_ARGS__	\
+		.offset = offsetof(struct pidx_config, n),		\
+		.written = pidx_written_##n, __VA_ARGS__		\
 	}
 #include "pidx_settings_table.h"
 #undef PIDX_SETTING
@@ -246,25 +255,30 @@ static u32 pidx_cfg_u32(const struct pidx_setting *set,
 static int pidx_setting_parse(const struct pidx_setting *set,
 			      struct pidx_config *cfg, char *val)
 {
+	u32 *field = (u32 *)((char *)cfg + set->offset);
+	int i, ret;
 	u32 v;
-	int i;
 
 	switch (set->kind) {
 	case PIDX_SET_U32:
 		if (pidx_parse_u32(val, set->min, set->max, &v) ||
 		    (set->check && !set->check(cfg, v)))
 			return -EINVAL;
+		*field = v;
 		break;
 	case PIDX_SET_WORD:
 		i = __sysfs_match_string(set->words, set->nr_words, val);
 		if (i < 0)
 			return -EINVAL;
-		v = i;
+		*field = i;
 		break;
 	default:
-		return set->parse(cfg, val);
+		ret = set->parse(cfg, val);
+		if (ret)
+			return ret;
 	}
-	*(u32 *)((char *)cfg + set->offset) = v;
+	/* the default's own value, written, is written too: never fitted */
+	*(bool *)((char *)cfg + set->written) = true;
 	return 0;
 }
 

@@ -10,9 +10,11 @@
  *   PIDX_WORDS(words, n)        one of the n words, kept as its number
  *   PIDX_OWN(parse, show)       a parser and a show of its own
  *
- * Every write is refused with -EBUSY while a run or selftest is in flight.
+ * Every write is refused with -EBUSY while a run or selftest is in flight,
+ * and a write taken marks the setting written (struct pidx_written).
  * pidx_settings.c includes this file once for each thing it makes of the
- * rows, with PIDX_SETTING defined for it.  pid_max comes before keys:
+ * rows, with PIDX_SETTING defined for it, and pidx_engine.h once for the
+ * flags of struct pidx_written.  pid_max comes before keys:
  * module parameters are applied in this order.  A new setting is one row
  * here, plus its docs (docs/interface.md).
  */

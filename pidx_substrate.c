@@ -448,6 +448,9 @@ out:
 	if (res->verdict == PIDX_FAILED)
 		pr_err("pidx: %s %s: FAILED: %s\n", ops->name,
 		       pidx_workload_names[cfg->workload], res->why);
+	else if (res->slow)
+		pr_warn("pidx: %s %s: slow: %s\n", ops->name,
+			pidx_workload_names[cfg->workload], res->why);
 	*resp = res;
 	return 0;
 }

@@ -28,8 +28,10 @@ void pidx_config_defaults(struct pidx_config *cfg)
 	cfg->mix[PIDX_MIX_INSERT] = 5;
 	cfg->mix[PIDX_MIX_DELETE] = 5;
 	cfg->keys = 1024;
+	/* where it does not fit the storm's CPUs, pidx_plan_ops() fits it */
 	cfg->ops = 10000;
-	cfg->pid_max = PIDX_PID_MAX_DEFAULT;
+	cfg->pid_max = clamp_t(u32, PIDX_PIDS_PER_CPU * num_possible_cpus(),
+			       PIDX_PID_MAX_DEFAULT, PIDX_PID_MAX_LIMIT);
 	cfg->repeat = 1;
 	cfg->seed = 1;
 	cfg->fork_window = 64;
@@ -40,6 +42,8 @@ void pidx_config_defaults(struct pidx_config *cfg)
 	cfg->levels = 1;
 	cfg->node = NUMA_NO_NODE;
 	cfg->indexes = pidx_indexes_all();
+	memset(&cfg->written, 0, sizeof(cfg->written));
+	cfg->ops_fitted = 0;
 }
 
 /* all of *@p: a member added to pidx_params is 0 here, not stack garbage */
@@ -135,6 +139,77 @@ void pidx_order_init(struct pidx_storm *s, u64 *rng)
 			break;
 	}
 	s->perm_add = pidx_rand_below(rng, n);
+}
+
+/*
+ * The most ops per CPU that a storm of @cfg on @ncpus CPUs has room for:
+ * an insert storm's PIDs beside the keys in the space (above the floor
+ * under a shape that leaves it, pidx_shape_check()), a mixed storm's
+ * inserts alike, a delete storm's deletes in the keys; U32_MAX where ops
+ * takes no room.
+ */
+u32 pidx_ops_fit(const struct pidx_config *cfg, unsigned int ncpus)
+{
+	u64 room = pidx_space(cfg->pid_max);
+	u32 ins = cfg->mix[PIDX_MIX_INSERT];
+
+	if (cfg->shape != PIDX_SHAPE_DENSE)
+		room = room > PIDX_RESERVED_PIDS ? room - PIDX_RESERVED_PIDS : 0;
+	room = room > cfg->keys ? room - cfg->keys : 0;
+	switch (cfg->workload) {
+	case PIDX_WL_INSERT:
+		return min_t(u64, div_u64(room, ncpus), PIDX_OPS_MAX);
+	case PIDX_WL_MIXED:
+		if (!ins)
+			return U32_MAX;
+		/* DIV_ROUND_UP(ops x ins, 100) inserts a CPU at most */
+		return min_t(u64, div_u64(div_u64(room, ncpus) * 100, ins), PIDX_OPS_MAX);
+	case PIDX_WL_DELETE:
+		return cfg->keys / ncpus;
+	default:
+		return U32_MAX;
+	}
+}
+
+/*
+ * ops as a run on @ncpus CPUs takes it.  Left at its default, it is fitted
+ * to the room pidx_ops_fit() finds, so that the first run on a machine of
+ * many CPUs runs, and cfg->ops_fitted keeps the default for the row to say
+ * so.  Written, it is refused where it does not fit, @why (@len bytes)
+ * saying the most that would; a mixed storm still runs then, into a full
+ * space as fork() does, each -ENOSPC a failed operation.
+ */
+int pidx_plan_ops(struct pidx_config *cfg, unsigned int ncpus, char *why,
+		  size_t len)
+{
+	u32 fit = pidx_ops_fit(cfg, ncpus);
+
+	cfg->ops_fitted = 0;
+	if (cfg->ops <= fit)
+		return 0;
+	if (!cfg->written.ops && fit) {
+		cfg->ops_fitted = cfg->ops;
+		cfg->ops = fit;
+		return 0;
+	}
+	switch (cfg->workload) {
+	case PIDX_WL_INSERT:
+		if (cfg->shape == PIDX_SHAPE_DENSE)
+			snprintf(why, len,
+				 "keys + cpus x ops exceed pid_max - 1: at most %u ops per CPU fit",
+				 fit);
+		else
+			snprintf(why, len,
+				 "spread and aged inserts need keys + cpus x ops <= pid_max - 1 - 300: at most %u ops per CPU fit",
+				 fit);
+		return -ENOSPC;
+	case PIDX_WL_DELETE:
+		snprintf(why, len, "delete needs keys >= cpus x ops: at most %u ops per CPU fit",
+			 fit);
+		return -EINVAL;
+	default:
+		return 0;
+	}
 }
 
 /*

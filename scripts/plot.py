@@ -31,9 +31,10 @@ pmu=cachegrind feed only the pmu and ratio_to_idr figures.  --with DIR
 (repeatable) adds another results directory's rows to ratio_to_idr only
 (e.g. a TCG sweep beside a native one).
 With --compare the files are named compare_*.  Medians and min-max spread
-are computed here from the individual repeats; rows with verified=FAILED
-and rows run under fault injection (faults= in extra) are left out (with a
-warning).  The `null` index is drawn as a grey dashed
+are computed here from the individual repeats; rows with verified=FAILED,
+rows with verified=slow (the storm verified but ran past the module's time
+bound) and rows run under fault injection (faults= in extra) are left out
+(with a warning).  The `null` index is drawn as a grey dashed
 "engine cost" reference, never as an index.  Rows with trace_visits=1 (their
 times include the tracing) and rows with node other than "any" are left out
 of the time and memory figures.  Rows with dependent=1 (lookups that wait

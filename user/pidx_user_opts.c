@@ -166,8 +166,9 @@ static void usage(void)
 	       "                   not used: each CPU replays its share of the events\n"
 	       "  --mix L/I/D      percentages of a mixed storm [90/5/5]\n"
 	       "  --keys N         prefilled PIDs, K/M suffixes [1024]\n"
-	       "  --pid-max N      PID space [1, N) [32768]\n"
-	       "  --ops N          operations per CPU [10000]\n"
+	       "  --pid-max N      PID space [1, N) [32768, or 1024 per CPU beyond 32]\n"
+	       "  --ops N          operations per CPU [10000, or fewer where the\n"
+	       "                   storm's PIDs would not fit: see docs/interface.md]\n"
 	       "  --repeat N       storms per index, interleaved across indexes [1]\n"
 	       "  --seed N         PRNG seed [1]\n"
 	       "  --shape S        the live set: dense (1..keys), spread, aged [dense]\n"
@@ -230,6 +231,7 @@ void parse_args(struct opts *o, int argc, char **argv)
 	};
 	struct pidx_config *cfg = &o->cfg;
 	unsigned int i;
+	char why[128];
 	u64 v;
 	int c;
 
@@ -298,6 +300,7 @@ void parse_args(struct opts *o, int argc, char **argv)
 			break;
 		case O_OPS:
 			cfg->ops = parse_u32_opt("ops", optarg, 1, PIDX_OPS_MAX);
+			cfg->written.ops = true;
 			break;
 		case O_REPEAT:
 			cfg->repeat = parse_u32_opt("repeat", optarg, 1, PIDX_REPEAT_MAX);
@@ -383,6 +386,13 @@ void parse_args(struct opts *o, int argc, char **argv)
 	}
 	if (optind < argc)
 		die(2, "unexpected argument '%s'", argv[optind]);
+	/*
+	 * ops fitted to the threads as the module fits it to its CPUs; keys
+	 * beyond the space are main()'s to refuse, with their own reason
+	 */
+	if (cfg->keys <= pidx_space(cfg->pid_max) &&
+	    pidx_plan_ops(cfg, cpumask_weight(&cfg->cpus), why, sizeof(why)))
+		die(1, "run refused: %s", why);
 	/* a failed allocation's path is no measurement of the index */
 	if ((o->cachegrind || o->cg_child) && kc_failslab_percent)
 		die(2, "--cachegrind counts storms without --failslab");

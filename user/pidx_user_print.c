@@ -96,9 +96,12 @@ void print_table(const struct opts *o, const struct row *rows, unsigned int n)
 	if (cfg->workload == PIDX_WL_REPLAY)
 		printf(" of %s (%u events, %u initially-live PIDs; at most %u per CPU)",
 		       o->trace_file, o->plan.events, o->plan.initial, o->plan.most);
-	printf(", threads on cpus %s (%u), keys %u, ops %u per CPU, pid_max %u, seed %llu, shape %s",
+	printf(", threads on cpus %s (%u), keys %u, ops %u per CPU",
 	       cpus, cpumask_weight(&cfg->cpus), cfg->keys,
-	       cfg->workload == PIDX_WL_REPLAY ? o->plan.most : cfg->ops, cfg->pid_max, cfg->seed,
+	       cfg->workload == PIDX_WL_REPLAY ? o->plan.most : cfg->ops);
+	if (cfg->ops_fitted)
+		printf(" (fitted: the default %u does not fit)", cfg->ops_fitted);
+	printf(", pid_max %u, seed %llu, shape %s", cfg->pid_max, cfg->seed,
 	       pidx_shape_names[cfg->shape]);
 	if (cfg->shape == PIDX_SHAPE_AGED)
 		printf(" (%u wraps)", o->shape.wraps);
@@ -124,8 +127,8 @@ void print_table(const struct opts *o, const struct row *rows, unsigned int n)
 		       milli(b[0], r->nsop_milli), milli(b[1], r->mops_milli),
 		       milli(b[2], r->cpu_nsop_min_milli), milli(b[3], r->cpu_nsop_max_milli),
 		       r->p50_ns, r->p99_ns, r->fails, milli(b[4], r->bytes_per_key_milli),
-		       pidx_verdict_names[r->verdict]);
-		if (r->verdict == PIDX_FAILED)
+		       pidx_verdict_name(r));
+		if (pidx_verdict_says_why(r))
 			printf(" (%s)", r->why);
 		putchar('\n');
 	}

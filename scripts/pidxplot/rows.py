@@ -11,7 +11,7 @@ import os
 # the report's package beside this one: one name for each workload
 from pidxreport.data import rejoin_extra, workload_label
 
-from .common import CG, KVM_NOTE, TCG_NOTE, PlotError
+from .common import CG, KVM_NOTE, TCG_NOTE, PlotError, warn
 
 # Columns plot.py reads; a header without any of them is an error.
 REQUIRED = ["index", "workload", "mode", "mix", "ncpus", "keys", "repeat",
@@ -76,7 +76,13 @@ class Run:
         csv_path = os.path.join(directory, "results.csv")
         if not os.path.isfile(csv_path):
             raise PlotError(f"{csv_path}: missing")
-        self.all_rows, self.failed, self.faulted = self._read_csv(csv_path)
+        self.all_rows, self.failed, self.faulted, self.slow = \
+            self._read_csv(csv_path)
+        # plot.py says what else it left out; a storm past the module's
+        # time bound measured the host's pauses as much as the index
+        if self.slow:
+            warn(f"{directory}: left out {self.slow} row(s) with "
+                 f"verified=slow (ran past a time bound)")
         self.split_rows()
         meta = read_meta(os.path.join(directory, "meta"))
         self.meta_missing = meta is None
@@ -142,7 +148,7 @@ class Run:
                     raise PlotError(f"{path}: header lacks required "
                                     f"column(s): {', '.join(missing)}")
                 numeric = [c for c in NUMERIC if c in header]
-                rows, failed, faulted = [], 0, 0
+                rows, failed, faulted, slow = [], 0, 0, 0
                 for cells in reader:
                     line = reader.line_num
                     if not cells or not any(c.strip() for c in cells):
@@ -166,6 +172,9 @@ class Run:
                     if row["verified"].upper() == "FAILED":
                         failed += 1
                         continue
+                    if row["verified"].lower() == "slow":
+                        slow += 1
+                        continue
                     # a storm under fault injection (the module's
                     # fault_inject): its times are no ordinary result
                     if "faults=" in row.get("extra", ""):
@@ -183,13 +192,13 @@ class Run:
             raise PlotError(f"{path}: {e.strerror}")
         except csv.Error as e:
             raise PlotError(f"{path}: malformed CSV: {e}")
-        if not rows and not failed and not faulted:
+        if not rows and not failed and not faulted and not slow:
             raise PlotError(f"{path}: no data rows")
         if not rows:
-            raise PlotError(f"{path}: all {failed + faulted} data rows have "
-                            f"verified=FAILED or faults= in extra, nothing "
-                            f"to plot")
-        return rows, failed, faulted
+            raise PlotError(f"{path}: all {failed + faulted + slow} data rows "
+                            f"have verified=FAILED, verified=slow or faults= "
+                            f"in extra, nothing to plot")
+        return rows, failed, faulted, slow
 
     # -- description for titles and legends
     def env_text(self):

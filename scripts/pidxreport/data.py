@@ -53,6 +53,10 @@ WORKLOAD_ORDER = ["lookup", "insert", "delete", "mixed", "fork", "iterate",
                   "replay"]
 
 
+# the reason the report gives for leaving out a row with verified=slow
+SLOW_REASON = "ran past a time bound (slow)"
+
+
 class ReportError(Exception):
     pass
 
@@ -108,6 +112,26 @@ def extra_value(row, key):
     return None
 
 
+def slow_why(row):
+    """The bound a slow row ran past and its time: the module's words
+    (slow= in extra, last), or, from a row without them, its longest
+    round or batch against the module's 5 s bound."""
+    extra = row.get("extra") or ""
+    at = extra.find("slow=")
+    if at == 0 or (at > 0 and extra[at - 1] == ";"):
+        return extra[at + 5:].split(";")[0]
+    if row.get("mode") == "ipi":
+        what, ns = "one ipi round", number(row.get("round_max_ns"))
+        irqs = number(row.get("irqs_off_max_ns"))
+        if irqs is not None and irqs > 5000 * 10 ** 6:
+            what, ns = "interrupts off in one ipi round", irqs
+    else:
+        what, ns = "one kthread batch", number(row.get("round_max_ns"))
+    if ns is None:
+        return "past a bound the row does not name"
+    return f"{what} took {ns // 10 ** 6} ms (bound 5000 ms)"
+
+
 def workload_label(row):
     """The workload a row measures, as the report and plot.py name it: a
     mix, a trace and more than one namespace level each make their own."""
@@ -150,10 +174,12 @@ def fmt_keys(k):
 class Results:
     """The rows of one results directory that make a fair comparison.
 
-    Left out, and counted: rows that failed verification, rows under fault
-    injection, rows that traced visits (their times include the tracing)
-    and rows placed on a NUMA node (the numa sweep compares placements,
-    not indexes).
+    Left out, and counted: rows that failed verification, rows that ran
+    past one of the module's time bounds (verified=slow: their times are
+    the host's pauses as much as the index's, listed in `slow` with the
+    bound and the time), rows under fault injection, rows that traced
+    visits (their times include the tracing) and rows placed on a NUMA
+    node (the numa sweep compares placements, not indexes).
     """
 
     def __init__(self, directory):
@@ -166,9 +192,12 @@ class Results:
         # the system benchmark's rows (substrates system-*): the System
         # view's alone (system.py), never compared with the storms'
         self.system_rows = []
-        self.left_out = {"verification failed": 0, "fault injection": 0,
+        self.left_out = {"verification failed": 0,
+                         SLOW_REASON: 0, "fault injection": 0,
                          "visits traced": 0, "placed on a node": 0}
         self.failed = []
+        # each slow row with slow_why, the bound it ran past and its time
+        self.slow = []
         self._read(path)
         if not self.rows and not self.system_rows:
             raise ReportError(f"{path}: no row to report on")
@@ -217,6 +246,11 @@ class Results:
         if row["verified"].upper() == "FAILED":
             self.left_out["verification failed"] += 1
             self.failed.append(row)
+            return
+        if row["verified"].lower() == "slow":
+            self.left_out[SLOW_REASON] += 1
+            row["slow_why"] = slow_why(row)
+            self.slow.append(row)
             return
         if "faults=" in row.get("extra", ""):
             self.left_out["fault injection"] += 1

@@ -669,6 +669,10 @@ class Report:
             out += " Rows that failed verification: " + ", ".join(
                 sorted({f"{r['index']} {r['wl']} {fmt_keys(r['keys'])}"
                         for r in self.res.failed})) + "."
+        if getattr(self.res, "slow", None):
+            out += " Rows that ran past a time bound: " + "; ".join(
+                sorted({f"{r['index']} {r['wl']} {fmt_keys(r['keys'])}: "
+                        f"{r['slow_why']}" for r in self.res.slow})) + "."
         return out
 
     # -------------------------------------------------------------- whole

@@ -1,12 +1,13 @@
 #!/bin/sh
 # shellcheck shell=sh
 # The VM runner's own test (tests/run-all.sh): a storm whose first batch spins past
-# the module's bound (PIDX_ROUND_BOUND_MS, 5 s; debugfs stall_test, in ms) must end
-# FAILED, with the figure in test_result.  In ipi mode the spin keeps interrupts off;
-# in kthread mode it holds the CPU without a scheduling point.  Prints "FAIL stall
-# MODE: WHY" for each run that failed as it should (the failure this guest exists to
-# produce), "NOT-FAILED stall MODE: ROW" for one that did not, and exits 3 like
-# suite.sh does on failures.
+# the module's bound (PIDX_ROUND_BOUND_MS, 5 s; debugfs stall_test, in ms) must be
+# caught: the storm verifies, so its row is slow, with the bound and the figure in
+# test_result.  In ipi mode the spin keeps interrupts off; in kthread mode it holds
+# the CPU without a scheduling point.  Prints "SLOW stall MODE: WHY" for each run
+# caught as it should be (what this guest exists to produce), "NOT-SLOW stall MODE:
+# ROW" for one that was not, and exits 3 like suite.sh does on failures, so that the
+# runner's verdict on a guest that reports a problem is tested too.
 #
 # Usage: stall.sh [MS]   (default 8000)
 
@@ -29,12 +30,13 @@ for mode in ipi kthread; do
 	fi
 	row=$(grep -m1 '^idr ' $D/test_result)
 	case $row in
-	*FAILED*"(bound "*)
-		why=${row#*FAILED (}
-		echo "FAIL stall $mode: ${why%)}"
+	*FAILED*) echo "NOT-SLOW stall $mode: $row" ;;
+	*" slow ("*"(bound "*)
+		why=${row#* slow (}
+		echo "SLOW stall $mode: ${why%)}"
 		bad=$((bad + 1))
 		;;
-	*) echo "NOT-FAILED stall $mode: $row" ;;
+	*) echo "NOT-SLOW stall $mode: $row" ;;
 	esac
 	grep '^bounds:' $D/test_result
 	v=$(awk -F, 'NR > 1 { v = $28 } END { print v }' $D/results.csv)
@@ -42,5 +44,5 @@ for mode in ipi kthread; do
 done
 echo "stall_test after the runs: $(cat $D/stall_test)"
 rmmod pidx
-echo "GUEST-SUMMARY stall: $bad runs FAILED as they should"
+echo "GUEST-SUMMARY stall: $bad runs slow as they should be"
 [ "$bad" = 0 ] || exit 3

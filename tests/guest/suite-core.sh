@@ -360,3 +360,56 @@ t_cycles() {
 	expect "no pidx slab cache left after unload" "${KERNEL_SLABS:-0}" "${left:-0}"
 	insmod "$KO"
 }
+
+# slow_row MODE MS INDEX: one lookup storm of INDEX on CPU 0 whose first batch
+# spins MS ms (stall_test); sets SLOW_V (verified), SLOW_E (extra) and SLOW_T
+# (its test_result row)
+slow_row() {
+	set_all indexes="$3" workload=lookup "mode=$1" cpus=0 keys=256 ops=2000 repeat=1 "stall_test=$2"
+	r=$(wr testcase run)
+	[ "$r" = ok ] || fail "slow: run of $3 in $1 mode" "ok, saw $r ($(grep '^last:' $D/testcase))"
+	SLOW_V=$(col "$3" verified)
+	SLOW_E=$(col "$3" extra)
+	SLOW_T=$(grep -m1 "^$3 " $D/test_result)
+}
+
+# A storm past the module's 5 s bound (PIDX_ROUND_BOUND_MS) that verified is
+# slow, naming the bound and its figure in test_result and in extra (slow=),
+# and its run is no refused one; a wrong result is FAILED, bound or not.  On
+# a module whose idr is broken (run-all.sh's broken index) idr's stalled row
+# must be FAILED for its lookups, and skiplist's, sound, slow.
+t_slow_verdict() {
+	kb='CPU 0 took [0-9]* ms over one kthread batch (bound 5000 ms)'
+	ib='CPU 0 kept interrupts off [0-9]* ms in one ipi round (bound 5000 ms)'
+	set_all indexes=idr workload=lookup mode=kthread cpus=0 keys=256 ops=2000 repeat=1 stall_test=0
+	wr testcase run >/dev/null
+	broken=$(col idr verified)
+	for m in kthread ipi; do
+		pat=$kb
+		[ $m = ipi ] && pat=$ib
+		slow_row $m 5500 skiplist
+		if [ "$SLOW_V" = slow ] && echo "$SLOW_T" | grep -q " slow ($pat)\$" &&
+			echo ";$SLOW_E;" | grep -q ";slow=$pat;"; then
+			pass "slow: $m storm past the bound is slow, naming bound and time ($(echo "$SLOW_T" | sed 's/.* slow (//; s/)$//'))"
+		else
+			fail "slow: $m storm past the bound" "verified=slow, '$pat' in test_result and slow= in extra, saw '$SLOW_V', '$SLOW_T', '$SLOW_E'"
+		fi
+		expect "slow: the $m run that was slow is no refused run" "last: run 0" \
+			"$(grep '^last:' $D/testcase | cut -d' ' -f1-3)"
+	done
+	slow_row kthread 0 skiplist
+	expect "slow: the same storm within the bound verifies, no slow= in extra" "yes" \
+		"$SLOW_V$(echo ";$SLOW_E;" | grep -o ';slow=')"
+	slow_row kthread 5500 idr
+	if [ "$broken" = FAILED ]; then
+		if [ "$SLOW_V" = FAILED ] && echo "$SLOW_T" | grep -q ' FAILED (' &&
+			! echo "$SLOW_T$SLOW_E" | grep -q 'bound 5000 ms'; then
+			pass "slow: a wrong result past the bound is FAILED, for what was wrong ($(echo "$SLOW_T" | sed 's/.* FAILED (//; s/)$//'))"
+		else
+			fail "slow: the broken idr past the bound" "FAILED for its lookups, no bound, saw '$SLOW_V', '$SLOW_T', '$SLOW_E'"
+		fi
+	else
+		expect "slow: idr (sound here) past the bound is slow too" "yes slow" "$broken $SLOW_V"
+	fi
+	set_all cpus=all mode=ipi stall_test=0 indexes=all
+}

@@ -198,4 +198,68 @@ t_settings() {
 	# shellcheck disable=SC2086
 	set_all $base
 	set_all keys=1024 ops=500
+	settings_defaults_fit
+}
+
+# fit_row WORKLOAD [NAME=VALUE...]: a run of idr under the settings given,
+# answering ok; sets FIT_OPS (the row's ops) and FIT_T (test_result's header)
+fit_row() {
+	wl=$1
+	shift
+	set_all indexes=idr "workload=$wl" "$@"
+	r=$(wr testcase run)
+	[ "$r" = ok ] || fail "defaults: $wl run" "ok, saw $r ($(grep '^last:' $D/testcase))"
+	FIT_OPS=$(col idr ops)
+	FIT_T=$(grep -m1 '^pidx run' $D/test_result)
+}
+
+# The defaults fit the machine (docs/interface.md, pid_max and ops): pid_max
+# 1024 per possible CPU from 32 CPUs on, as the kernel's; ops, left alone
+# since the load, fitted to the room a storm's PIDs have on its CPUs and
+# said so; written, refused where it does not fit, naming the most that
+# does.  The module is loaded again without parameters for it, then as
+# t_load left it (ops=500).
+settings_defaults_fit() {
+	if ! rmmod pidx || ! insmod "$KO"; then
+		fail "defaults: reload" "rmmod and insmod"
+		return
+	fi
+	np=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, r, "-"); c += n == 2 ? r[2] - r[1] + 1 : 1 } }
+		END { print c }' /sys/devices/system/cpu/possible)
+	pm=$((np * 1024 > 32768 ? np * 1024 : 32768))
+	expect "defaults: pid_max is 1024 per possible CPU ($np), at least 32768" "$pm" "$(cat $D/pid_max)"
+	# a user's first insert storm on every CPU runs, its ops fitted where
+	# 1024 keys + CPUs x 10000 do not fit
+	fit=$(((pm - 1 - 1024) / NCPUS))
+	[ $fit -lt 10000 ] || fit=10000
+	fit_row insert
+	expect "defaults: insert on $NCPUS CPUs runs $fit ops per CPU" "$fit" "$FIT_OPS"
+	# made to fit here, on any CPU count: 100 ops per CPU of room
+	keys=$((pm - 1 - 100 * NCPUS))
+	fit_row insert "keys=$keys"
+	if [ "$FIT_OPS" = 100 ] && echo "$FIT_T" | grep -q 'ops 100 per CPU (fitted: the default 10000 does not fit)' &&
+		[ "$(col idr total_ops) $(col idr verified)" = "$((100 * NCPUS)) yes" ]; then
+		pass "defaults: insert beside $keys keys fitted to 100 ops per CPU, test_result says so"
+	else
+		fail "defaults: insert beside $keys keys" "ops 100, fitted in test_result, verified, saw '$FIT_OPS' '$FIT_T' $(col idr total_ops) $(col idr verified)"
+	fi
+	# mixed: its inserts (50%) fitted alike; replay and fork take no room
+	fit_row mixed "keys=$keys" mix=50/50/0
+	expect "defaults: mixed 50/50/0 fitted to 200 ops per CPU, no fails" "200 0 yes" \
+		"$FIT_OPS $(col idr fails) $(col idr verified)"
+	fit_row fork keys=1024
+	expect "defaults: fork keeps 10000 ops, not fitted" "10000 no" \
+		"$FIT_OPS $(echo "$FIT_T" | grep -q fitted && echo yes || echo no)"
+	fit_row delete keys=256
+	expect "defaults: delete of 256 keys fitted to 256 / $NCPUS ops per CPU" "$((256 / NCPUS)) yes" \
+		"$FIT_OPS $(col idr verified)"
+	# written, even to the default's own value: refused, naming the most
+	set_all workload=insert "keys=$keys" ops=10000
+	r=$(wr testcase run)
+	expect "defaults: a written ops that does not fit is refused" \
+		"ENOSPC last: run -28 keys + cpus x ops exceed pid_max - 1: at most 100 ops per CPU fit" \
+		"$r $(grep '^last:' $D/testcase)"
+	if ! rmmod pidx || ! insmod "$KO" ops=500; then
+		fail "defaults: reload" "rmmod and insmod ops=500"
+	fi
 }
