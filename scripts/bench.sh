@@ -38,8 +38,8 @@ which it comes from:
   2. the user sweep: the same plan natively    rows substrate=user, pmu=off
      with user/pidx-user (kthread mode only),  (files in OUT/user/)
      cache-true times, user space
-  3. the cachegrind sweep: lookup and fork on  rows substrate=user,
-     one CPU, counted under valgrind:          pmu=cachegrind
+  3. the cachegrind sweep: lookup (and fork)  rows substrate=user,
+     on one CPU, counted under valgrind:       pmu=cachegrind
      instructions, D1 and LL misses per op     (files in OUT/cachegrind/)
 Natively only part 1 runs (its times are the hardware's).  results.csv holds
 the rows of all parts, columns matched by name.
@@ -150,8 +150,8 @@ Where:
                       32K, full 32K,1M (valgrind runs each 1M prefill twice)
   --cg-workloads LIST workloads of the cachegrind sweep; WORKLOAD@MAX runs
                       at the keys sizes up to MAX only
-                      [CG_WORKLOADS=lookup,fork@32K]: valgrind's fork
-                      storms at 1M are the sweep's slowest
+                      [CG_WORKLOADS; quick lookup, full lookup,fork@32K]:
+                      valgrind's fork storms at 1M are the sweep's slowest
   --cg-shapes LIST    shapes of the cachegrind sweep [CG_SHAPES]; default
                       the sweep's (--shapes, else dense,aged)
   --cg-dists LIST     lookup dists of the cachegrind sweep [CG_DISTS];
@@ -218,7 +218,7 @@ NUMA=${NUMA:-}
 USER_SWEEP=${USER_SWEEP:-auto}
 CG_SWEEP=${CG_SWEEP:-auto}
 CG_KEYS=${CG_KEYS:-}
-CG_WORKLOADS=${CG_WORKLOADS:-lookup,fork@32K}
+CG_WORKLOADS=${CG_WORKLOADS:-}
 CG_OPS=${CG_OPS:-20000}
 CG_INDEXES=${CG_INDEXES:-}
 CG_REPEAT=${CG_REPEAT:-1}
@@ -377,6 +377,9 @@ if ! isnum "$CG_OPS" || [ "$CG_OPS" -lt 2 ]; then
 	die -c 2 "--cg-ops wants a number of 2 or more, not '$CG_OPS'"
 fi
 isnum "$CG_REPEAT" || die -c 2 "--cg-repeat wants a positive number, not '$CG_REPEAT'"
+if [ -z "$CG_WORKLOADS" ]; then
+	if [ "$FULL" = 1 ]; then CG_WORKLOADS=lookup,fork@32K; else CG_WORKLOADS=lookup; fi
+fi
 if [ -z "$CG_KEYS" ]; then
 	if [ "$FULL" = 1 ]; then CG_KEYS=32K,1M; else CG_KEYS=32K; fi
 fi
