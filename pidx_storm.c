@@ -122,6 +122,12 @@ int pidx_storm_setup(struct pidx_storm *s, const char **why)
 	 * it was forked.  With one CPU there is no other: the row says local.
 	 */
 	s->remote_exit = pidx_fork_remote(cfg, s->nworkers);
+	/*
+	 * A full window waits for the CPU that frees it, except in an ipi
+	 * round, whose callback runs with interrupts off and must not wait
+	 * for a CPU that may already have left the round.
+	 */
+	s->fork_wait = s->remote_exit && cfg->mode != PIDX_MODE_IPI;
 	s->fork_full = ring_cap - (s->remote_exit ? 2 : 0);
 	for (wi = 0; wi < s->nworkers; wi++)
 		s->workers[wi].exit_from = s->remote_exit ?

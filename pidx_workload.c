@@ -442,6 +442,66 @@ static u32 pidx_fork_exit(struct pidx_worker *w, struct pidx_worker *from,
 }
 
 /*
+ * A batch's waits for room (pidx_fork_wait()) end after half the batch
+ * bound: the CPU that frees this one's PIDs stops that long only when the
+ * host stopped it (the VM runner saw 1 to 2.3 s; natively, on a loaded
+ * 2-core host, a pinned thread was once away 3.6 s) or its exits cannot
+ * go on, and the batch must still end inside the bound.
+ */
+#define PIDX_FORK_WAIT_MAX_NS	((u64)PIDX_ROUND_BOUND_MS * NSEC_PER_MSEC / 2)
+
+/*
+ * fork_wait: @w's window is full because the CPU that frees its PIDs fell
+ * behind (a 2-CPU host or guest running something else on its CPU).  A
+ * local exit would measure this CPU's own exits, not the remote ones the
+ * row says, so @w waits for that CPU instead, at the pair's pace; while it
+ * waits it does its own exit duty, so that CPUs that all wait on one
+ * another free each other's windows, and a CPU whose ops are done goes on
+ * freeing until every CPU is (pidx_untimed_lookups()).  cond_resched()
+ * lets another task of this CPU run, the kthread storm's batches having
+ * no other; in user space the threads are pinned to CPUs of their own and
+ * the compat layer leaves it empty.  The window's length is read without
+ * its lock: only @w makes it grow, and the lock would only make the CPU
+ * that frees it wait.  False when @w gives up, and exits locally as
+ * before: the storm is aborting, a CPU counted an error (its exits may
+ * stop at a PID it cannot free), or this batch has waited
+ * PIDX_FORK_WAIT_MAX_NS; its later full windows are then still drained
+ * and looked at once, so that the local exits last only as long as the
+ * other CPU stays away.
+ */
+static noinline bool pidx_fork_wait(struct pidx_worker *w)
+{
+	struct pidx_storm *s = w->storm;
+	struct pidx_worker *from = w->exit_from;
+	const u32 window = s->cfg->fork_window;
+	u64 t0, now;
+	bool full;
+
+	if (w->wait_batch != w->batches) {
+		w->wait_batch = w->batches;
+		w->wait_ns = 0;
+	}
+	t0 = ktime_get_ns();
+	for (;;) {
+		if (READ_ONCE(from->ring_len) > window)
+			pidx_fork_exit(w, from, window, U32_MAX);
+		/*
+		 * the clock first: a wait that outlived the budget because
+		 * this CPU was taken away still sees the room made meanwhile
+		 */
+		now = ktime_get_ns();
+		full = READ_ONCE(w->ring_len) >= s->fork_full;
+		if (!full || READ_ONCE(s->abort) || READ_ONCE(s->erred) ||
+		    w->wait_ns + (now - t0) >= PIDX_FORK_WAIT_MAX_NS)
+			break;
+		cpu_relax();
+		cond_resched();
+	}
+	w->wait_ns += now - t0;
+	return !full;
+}
+
+/*
  * A fork's fork_lookups lookups: of the new PID, which must return its
  * object, or under a dist other than uniform of the dist walk's next keys
  * (pidx_op_fork()).
@@ -492,13 +552,16 @@ static void pidx_op_fork(struct pidx_worker *w)
 	/*
 	 * A full window: its last exit could not free its PID, or (remote)
 	 * the CPU that frees its PIDs fell behind, as when the host preempts
-	 * its vCPU.  It frees its own oldest before it forks, and forks only
-	 * once there is room.
+	 * its vCPU.  A kthread storm waits for that CPU (fork_wait); an ipi
+	 * round, whose CPUs run with interrupts off and may have left the
+	 * round, may not wait on another CPU, and its rounds keep the CPUs
+	 * in step.  Else it frees its own oldest before it forks, and forks
+	 * only once there is room.
 	 */
 	raw_spin_lock_irqsave(&w->ring_lock, flags);
 	full = w->ring_len >= s->fork_full;
 	raw_spin_unlock_irqrestore(&w->ring_lock, flags);
-	if (full) {
+	if (unlikely(full) && !(s->fork_wait && pidx_fork_wait(w))) {
 		if (!pidx_fork_exit(w, w, 0, 1))
 			return;
 		if (s->remote_exit)
@@ -719,10 +782,24 @@ void pidx_run_batch(struct pidx_worker *w)
  */
 void pidx_untimed_lookups(struct pidx_worker *w, u32 n)
 {
-	const struct pidx_shape_set *set = w->storm->shape;
+	struct pidx_storm *s = w->storm;
+	const struct pidx_shape_set *set = s->shape;
 	u32 i;
 
-	if (!w->storm->stable)
+	/*
+	 * fork_wait: a CPU done with its ops goes on freeing the next CPU's
+	 * PIDs in its cool-down, until every CPU is done, or that CPU would
+	 * wait for it until its wait gave up.  These exits come after its
+	 * timed batches, and stay out of its time: a remote exit was never
+	 * the forking CPU's cost, and time with no operation of its own would
+	 * only raise this CPU's ns/op.  A CPU still forking whose exits are
+	 * a done CPU's has none left to do (that ring no longer grows): its
+	 * forks cost that much less, for as long as the CPUs ran apart.
+	 */
+	if (unlikely(s->fork_wait) && w->done >= w->nops &&
+	    READ_ONCE(w->exit_from->ring_len) > s->cfg->fork_window)
+		pidx_fork_exit(w, w->exit_from, s->cfg->fork_window, U32_MAX);
+	if (!s->stable)
 		return;
 	if (set->dist_walk) {
 		for (i = 0; i < n; i++)

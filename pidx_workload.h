@@ -47,6 +47,9 @@ struct pidx_worker {
 	raw_spinlock_t ring_lock;
 	struct pidx_worker *exit_from;	/* whose oldest PIDs this CPU frees */
 	u64 local_exits;
+	/* fork_wait: time spent waiting for room in batch wait_batch */
+	u64 wait_ns;
+	u32 wait_batch;
 	/*
 	 * Forks of this CPU that failed, whose unwind an index refused for
 	 * memory (remove_may_fail): each object keeps the levels still
@@ -148,6 +151,8 @@ struct pidx_storm {
 	u32 perm_add;
 	u32 perm_inv;			/* perm_mul's inverse modulo nkeys */
 	bool remote_exit;		/* fork: exit_from is another CPU's */
+	/* fork: a full window waits for its exits (pidx_fork_wait()) */
+	bool fork_wait;
 	u32 fork_full;			/* fork: a window this long exits first */
 	/* index objects per NUMA node right after the prefill */
 	u64 mem_nodes[PIDX_NODES_MAX];
@@ -164,6 +169,7 @@ struct pidx_storm {
 	atomic_t finished;
 	bool go;
 	bool abort;
+	bool erred;			/* some worker counted an error */
 	u64 t_go;
 	u64 t_end;
 	struct completion all_done;
@@ -184,12 +190,16 @@ static inline bool pidx_fork_remote(const struct pidx_config *cfg, unsigned int 
 	       ncpus > 1;
 }
 
-/* The first error of a storm CPU is the one its row names. */
+/*
+ * The first error of a storm CPU is the one its row names; the storm learns
+ * of it too, so that no CPU waits on one whose exits fail (pidx_fork_wait()).
+ */
 static inline void pidx_worker_error(struct pidx_worker *w, u32 key, const char *why)
 {
 	if (!w->errors++) {
 		w->bad_key = key;
 		w->bad_why = why;
+		WRITE_ONCE(w->storm->erred, true);
 	}
 }
 

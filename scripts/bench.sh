@@ -38,7 +38,7 @@ which it comes from:
   2. the user sweep: the same plan natively    rows substrate=user, pmu=off
      with user/pidx-user (kthread mode only),  (files in OUT/user/)
      cache-true times, user space
-  3. the cachegrind sweep: lookup (and fork)  rows substrate=user,
+  3. the cachegrind sweep: lookup (and fork)   rows substrate=user,
      on one CPU, counted under valgrind:       pmu=cachegrind
      instructions, D1 and LL misses per op     (files in OUT/cachegrind/)
 Natively only part 1 runs (its times are the hardware's).  results.csv holds

@@ -526,6 +526,10 @@ t_dense() {
 # local.  Every index stays verified in both modes while the cursor wraps
 # (8000+ allocations in a 4096-number space), the row names both settings,
 # and with one CPU a remote exit has no other CPU: its exits are its own.
+# A kthread storm's full window waits for the CPU that frees it, so its
+# remote rows exit locally for at most 1% of their forks (under TCG on a
+# 2-core host most of their exits once were local; ipi rounds keep the
+# CPUs in step, and free locally where they must).
 t_fork_settings() {
 	set_all indexes=all workload=fork pid_max=4096 keys=1024 ops=4000 cpus=all repeat=1 fork_window=16
 	nix=$(echo "$INDEXES" | wc -w)
@@ -537,10 +541,12 @@ t_fork_settings() {
 				set_all mode=$m fork_exit=$e fork_lookups=$l
 				r=$(wr testcase run)
 				want=$e
-				got=$(last_run_rows | awk -F, -v l=$l -v e=$want -v fl="$fl" -v fe="$fe" '$28 == "yes" && $fl == l && $fe == e' | wc -l)
+				got=$(last_run_rows | awk -F, -v l=$l -v e=$want -v fl="$fl" -v fe="$fe" -v m=$m '
+					{ le = 0; if (match($29, /local_exits=[0-9]+/)) le = substr($29, RSTART + 12, RLENGTH - 12) + 0 }
+					$28 == "yes" && $fl == l && $fe == e && (m != "kthread" || le <= $13 / 100)' | wc -l)
 				# an index whose writers need interrupts on (maple) sits out ipi writes
 				skipped=$(grep -c '^skipped: ' $D/test_result)
-				expect "fork $m, fork_exit $e, fork_lookups $l: every index verified, the row says so" \
+				expect "fork $m, fork_exit $e, fork_lookups $l: every index verified, the row says so$([ $m$e = kthreadremote ] && echo ', local exits <= 1% of forks')" \
 					"ok $((nix - skipped))" "$r $got"
 			done
 		done
