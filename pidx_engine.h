@@ -225,6 +225,7 @@ struct pidx_result {
 	u32 fork_lookups;
 	enum pidx_fork_exit fork_exit;
 	u64 fork_local_exits;		/* remote: own PIDs freed, window full */
+	u64 fork_wait_ns;		/* fork_wait: time the CPUs waited for room */
 	u64 replay_orphans;		/* replay: events of a PID whose fork failed */
 
 	u32 dependent;			/* the setting: each lookup's key waited for the last */

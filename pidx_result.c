@@ -322,6 +322,7 @@ void pidx_summarize(struct pidx_storm *s, struct pidx_result *res)
 		res->fails += w->fails;
 		res->errors += w->errors;
 		res->fork_local_exits += w->local_exits;
+		res->fork_wait_ns += w->wait_ns;
 		res->replay_orphans += w->orphans;
 		if (w->errors)
 			pidx_fail(res, "CPU %u: %s (key %u)", w->cpu, w->bad_why,

@@ -10,6 +10,8 @@
 #include <linux/bitmap.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
 /* kvmalloc_array(), kvfree(): in mm.h, not slab.h, before v5.16 */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -221,6 +223,12 @@ void pidx_storm_check(struct pidx_storm *s, struct pidx_result *res,
 
 		scnprintf(res->extra + len, sizeof(res->extra) - len, "%slocal_exits=%llu",
 			  len ? ";" : "", res->fork_local_exits);
+	}
+	if (s->fork_wait) {
+		size_t len = strlen(res->extra);
+
+		scnprintf(res->extra + len, sizeof(res->extra) - len, "%sfork_wait_ms=%llu",
+			  len ? ";" : "", div_u64(res->fork_wait_ns, NSEC_PER_MSEC));
 	}
 	if (s->cfg->replay)
 		pidx_replay_extra(s, res);

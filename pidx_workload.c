@@ -27,7 +27,9 @@ static bool pidx_ring_push(struct pidx_worker *w, struct pidx_pid *pid)
 				  "engine ring overflow");
 		return false;
 	}
-	w->ring[(w->ring_head + w->ring_len++) % w->ring_cap] = pid;
+	w->ring[(w->ring_head + w->ring_len) % w->ring_cap] = pid;
+	/* marked: a fork_wait waiter reads the length without the lock */
+	WRITE_ONCE(w->ring_len, w->ring_len + 1);
 	return true;
 }
 
@@ -36,7 +38,7 @@ static struct pidx_pid *pidx_ring_pop(struct pidx_worker *w)
 	struct pidx_pid *pid = w->ring[w->ring_head];
 
 	w->ring_head = (w->ring_head + 1) % w->ring_cap;
-	w->ring_len--;
+	WRITE_ONCE(w->ring_len, w->ring_len - 1);
 	return pid;
 }
 
@@ -45,7 +47,7 @@ static void pidx_ring_unpop(struct pidx_worker *w, struct pidx_pid *pid)
 {
 	w->ring_head = (w->ring_head + w->ring_cap - 1) % w->ring_cap;
 	w->ring[w->ring_head] = pid;
-	w->ring_len++;
+	WRITE_ONCE(w->ring_len, w->ring_len + 1);
 }
 
 /* A miss of prefilled PID @key is an error when nobody may delete it. */
@@ -442,11 +444,12 @@ static u32 pidx_fork_exit(struct pidx_worker *w, struct pidx_worker *from,
 }
 
 /*
- * A batch's waits for room (pidx_fork_wait()) end after half the batch
- * bound: the CPU that frees this one's PIDs stops that long only when the
- * host stopped it (the VM runner saw 1 to 2.3 s; natively, on a loaded
- * 2-core host, a pinned thread was once away 3.6 s) or its exits cannot
- * go on, and the batch must still end inside the bound.
+ * Waits for room (pidx_fork_wait()) end once their batch has run half the
+ * batch bound, its own operations' time included: the CPU that frees this
+ * one's PIDs stops that long only when the host stopped it (the VM runner
+ * saw 1 to 2.3 s; natively, on a loaded 2-core host, a pinned thread was
+ * once away 3.6 s) or its exits cannot go on, and the batch must still end
+ * inside the bound.
  */
 #define PIDX_FORK_WAIT_MAX_NS	((u64)PIDX_ROUND_BOUND_MS * NSEC_PER_MSEC / 2)
 
@@ -462,12 +465,16 @@ static u32 pidx_fork_exit(struct pidx_worker *w, struct pidx_worker *from,
  * no other; in user space the threads are pinned to CPUs of their own and
  * the compat layer leaves it empty.  The window's length is read without
  * its lock: only @w makes it grow, and the lock would only make the CPU
- * that frees it wait.  False when @w gives up, and exits locally as
- * before: the storm is aborting, a CPU counted an error (its exits may
- * stop at a PID it cannot free), or this batch has waited
- * PIDX_FORK_WAIT_MAX_NS; its later full windows are then still drained
- * and looked at once, so that the local exits last only as long as the
- * other CPU stays away.
+ * that frees it wait; the lock holders write it with WRITE_ONCE().  A
+ * freer's unpop after a failed exit can make it dip for a moment and the
+ * fork go on, which fork_full's margin of two holds, as it did when the
+ * check was under the lock (pidx_fork_exit() drops it between the two).
+ * False when @w gives up, and exits locally as before: the storm is
+ * aborting, a CPU counted an error (its exits may stop at a PID it cannot
+ * free), or this batch has run PIDX_FORK_WAIT_MAX_NS; its later full
+ * windows are then still drained and looked at once, so that the local
+ * exits last only as long as the other CPU stays away.  The time waited is
+ * the row's fork_wait_ms.
  */
 static noinline bool pidx_fork_wait(struct pidx_worker *w)
 {
@@ -477,10 +484,6 @@ static noinline bool pidx_fork_wait(struct pidx_worker *w)
 	u64 t0, now;
 	bool full;
 
-	if (w->wait_batch != w->batches) {
-		w->wait_batch = w->batches;
-		w->wait_ns = 0;
-	}
 	t0 = ktime_get_ns();
 	for (;;) {
 		if (READ_ONCE(from->ring_len) > window)
@@ -492,7 +495,7 @@ static noinline bool pidx_fork_wait(struct pidx_worker *w)
 		now = ktime_get_ns();
 		full = READ_ONCE(w->ring_len) >= s->fork_full;
 		if (!full || READ_ONCE(s->abort) || READ_ONCE(s->erred) ||
-		    w->wait_ns + (now - t0) >= PIDX_FORK_WAIT_MAX_NS)
+		    now - w->batch_t0 >= PIDX_FORK_WAIT_MAX_NS)
 			break;
 		cpu_relax();
 		cond_resched();
@@ -730,6 +733,9 @@ void pidx_run_batch(struct pidx_worker *w)
 	u64 t0, t1;
 	u32 i;
 
+	/* fork_wait's budget counts from here (PIDX_FORK_WAIT_MAX_NS) */
+	if (unlikely(w->storm->fork_wait))
+		w->batch_t0 = ktime_get_ns();
 	if (unlikely(w->stall_ms)) {
 		/*
 		 * stall_test: a batch that overruns the bound, for the tests;

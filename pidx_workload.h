@@ -47,9 +47,9 @@ struct pidx_worker {
 	raw_spinlock_t ring_lock;
 	struct pidx_worker *exit_from;	/* whose oldest PIDs this CPU frees */
 	u64 local_exits;
-	/* fork_wait: time spent waiting for room in batch wait_batch */
+	/* fork_wait: time spent waiting for room; the batch's start */
 	u64 wait_ns;
-	u32 wait_batch;
+	u64 batch_t0;
 	/*
 	 * Forks of this CPU that failed, whose unwind an index refused for
 	 * memory (remove_may_fail): each object keeps the levels still
