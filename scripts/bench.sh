@@ -180,8 +180,8 @@ Output:
                       estimate; build and run nothing
   -h, --help          this text
 
-It ends with the headline table (every index's ratio to idr) and
-OUT/REPORT.md, written by scripts/report.py with every target's verdict.
+It ends with the targets table and the answer in at most five sentences
+(scripts/report.py --terminal), and writes OUT/REPORT.md with every table.
 Files in OUT: REPORT.md, results.csv (one row per index, configuration and repeat,
 of every part), meta (key=value: kernel, env, accel, cpu_model, vcpus,
 mem_mb, module_version, commit, date, the sweep; parts, part_*= where each
@@ -814,7 +814,12 @@ if [ "$plot" = 1 ]; then
 	fi
 fi
 
-# the answer: the headline table, and the report with every verdict
+info "where the numbers come from (results.csv):"
+for p in $(parts_list | tr ',' ' '); do
+	t=took_$p
+	info "  $p: $(rows_of "$p") rows in ${!t:-0}s; $(part_text "$p")"
+done
+# the answer last: the targets table and the sentences (report.py --terminal)
 if [ -s "$OUTDIR/results.csv" ]; then
 	if /usr/bin/python3 "$REPO/scripts/report.py" --terminal "$OUTDIR" >"$tmp/report.out" 2>&1; then
 		cat "$tmp/report.out"
@@ -824,11 +829,6 @@ if [ -s "$OUTDIR/results.csv" ]; then
 		[ "$rc" != 0 ] || rc=1
 	fi
 fi
-info "where the numbers come from (results.csv):"
-for p in $(parts_list | tr ',' ' '); do
-	t=took_$p
-	info "  $p: $(rows_of "$p") rows in ${!t:-0}s; $(part_text "$p")"
-done
 [ -z "$skipped" ] || warn "skipped: $skipped"
 info "done in ${took}s (estimate was ${total_s}s); exit status $rc"
 [ ! -s "$OUTDIR/REPORT.md" ] || info "the report, with every target's verdict: $OUTDIR/REPORT.md"
