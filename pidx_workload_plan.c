@@ -144,14 +144,14 @@ void pidx_order_init(struct pidx_storm *s, u64 *rng)
 /*
  * The most ops per CPU that a storm of @cfg on @ncpus CPUs has room for:
  * an insert storm's PIDs beside the keys in the space (above the floor
- * under a shape that leaves it, pidx_shape_check()), a mixed storm's
- * inserts alike, a delete storm's deletes in the keys; U32_MAX where ops
- * takes no room.
+ * under a shape that leaves it, pidx_shape_check()), a delete storm's
+ * deletes in the keys; U32_MAX where ops takes no room.  A mixed storm
+ * draws each operation at random, so no ops bounds its inserts: it runs
+ * into a full space as fork() does, each -ENOSPC a failed operation.
  */
 u32 pidx_ops_fit(const struct pidx_config *cfg, unsigned int ncpus)
 {
 	u64 room = pidx_space(cfg->pid_max);
-	u32 ins = cfg->mix[PIDX_MIX_INSERT];
 
 	if (cfg->shape != PIDX_SHAPE_DENSE)
 		room = room > PIDX_RESERVED_PIDS ? room - PIDX_RESERVED_PIDS : 0;
@@ -159,11 +159,6 @@ u32 pidx_ops_fit(const struct pidx_config *cfg, unsigned int ncpus)
 	switch (cfg->workload) {
 	case PIDX_WL_INSERT:
 		return min_t(u64, div_u64(room, ncpus), PIDX_OPS_MAX);
-	case PIDX_WL_MIXED:
-		if (!ins)
-			return U32_MAX;
-		/* DIV_ROUND_UP(ops x ins, 100) inserts a CPU at most */
-		return min_t(u64, div_u64(div_u64(room, ncpus) * 100, ins), PIDX_OPS_MAX);
 	case PIDX_WL_DELETE:
 		return cfg->keys / ncpus;
 	default:
@@ -175,9 +170,9 @@ u32 pidx_ops_fit(const struct pidx_config *cfg, unsigned int ncpus)
  * ops as a run on @ncpus CPUs takes it.  Left at its default, it is fitted
  * to the room pidx_ops_fit() finds, so that the first run on a machine of
  * many CPUs runs, and cfg->ops_fitted keeps the default for the row to say
- * so.  Written, it is refused where it does not fit, @why (@len bytes)
- * saying the most that would; a mixed storm still runs then, into a full
- * space as fork() does, each -ENOSPC a failed operation.
+ * so; where not one op fits, the keys are what to change, and @why (@len
+ * bytes) says so.  Written, it is refused where it does not fit, @why
+ * saying the most that would.
  */
 int pidx_plan_ops(struct pidx_config *cfg, unsigned int ncpus, char *why,
 		  size_t len)
@@ -194,7 +189,11 @@ int pidx_plan_ops(struct pidx_config *cfg, unsigned int ncpus, char *why,
 	}
 	switch (cfg->workload) {
 	case PIDX_WL_INSERT:
-		if (cfg->shape == PIDX_SHAPE_DENSE)
+		if (!cfg->written.ops)
+			snprintf(why, len,
+				 "keys leave no room for an insert under pid_max %u: fewer keys, or a larger pid_max",
+				 cfg->pid_max);
+		else if (cfg->shape == PIDX_SHAPE_DENSE)
 			snprintf(why, len,
 				 "keys + cpus x ops exceed pid_max - 1: at most %u ops per CPU fit",
 				 fit);
@@ -204,8 +203,12 @@ int pidx_plan_ops(struct pidx_config *cfg, unsigned int ncpus, char *why,
 				 fit);
 		return -ENOSPC;
 	case PIDX_WL_DELETE:
-		snprintf(why, len, "delete needs keys >= cpus x ops: at most %u ops per CPU fit",
-			 fit);
+		if (!cfg->written.ops)
+			snprintf(why, len, "delete needs at least one key per CPU");
+		else
+			snprintf(why, len,
+				 "delete needs keys >= cpus x ops: at most %u ops per CPU fit",
+				 fit);
 		return -EINVAL;
 	default:
 		return 0;

@@ -174,7 +174,7 @@ replay_tests() {
 	else
 		fail "user: replay in a full space" "exit 0, $((nidx - 1)) verified rows with fails and orphans, saw exit $ok, $n"
 	fi
-	out=$("$SRC/user/pidx-user" --workload replay --trace "$T" --indexes idr --keys 32765 --quiet 2>&1)
+	out=$("$SRC/user/pidx-user" --workload replay --trace "$T" --indexes idr --keys 32765 --pid-max 32768 --quiet 2>&1)
 	ok=$?
 	case "$ok $out" in
 	"1 "*"keys + 4 initially-live PIDs exceed pid_max - 1"*) pass "user: replay of 32765 keys + 4 initially-live PIDs in 32767 numbers refused" ;;

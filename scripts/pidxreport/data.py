@@ -116,10 +116,9 @@ def slow_why(row):
     """The bound a slow row ran past and its time: the module's words
     (slow= in extra, last), or, from a row without them, its longest
     round or batch against the module's 5 s bound."""
-    extra = row.get("extra") or ""
-    at = extra.find("slow=")
-    if at == 0 or (at > 0 and extra[at - 1] == ";"):
-        return extra[at + 5:].split(";")[0]
+    for kv in reversed((row.get("extra") or "").split(";")):
+        if kv.startswith("slow="):
+            return kv[5:]
     if row.get("mode") == "ipi":
         what, ns = "one ipi round", number(row.get("round_max_ns"))
         irqs = number(row.get("irqs_off_max_ns"))
