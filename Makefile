@@ -68,6 +68,7 @@ check-matrix:
 # there also natively in user space and under cachegrind: scripts/bench.sh --help).
 bench:
 	@scripts/bench.sh $(if $(filter 1 yes true,$(FULL)),--full) \
+		$(if $(filter 1 yes true,$(REFERENCE)),--reference) \
 		$(if $(filter 1 yes true,$(SYSTEM)),--system) $(if $(filter 0 no false,$(SYSTEM)),--no-system)
 
 help:

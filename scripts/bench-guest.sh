@@ -41,8 +41,8 @@ to $OUT.  Every option has an environment equivalent (in brackets).
                       every compiled index including null [INDEXES=auto]
   --workloads LIST    comma list of lookup insert delete fork iterate mixed
                       and mixed:L/I/D [WORKLOADS]
-                      quick lookup,insert,delete,mixed:90/5/5,fork;
-                      full also mixed:50/25/25,iterate
+                      quick lookup,insert,delete,fork; full also
+                      mixed:90/5/5,mixed:50/25/25,iterate
   --modes LIST        modes of the CPU sweep; the keys sweep uses the first
                       [MODES=ipi,kthread]
   --cpus LIST         CPU counts of the CPU sweep [CPUS]
@@ -201,7 +201,7 @@ if [ "$FULL" = 1 ]; then
 	: "${WORKLOADS:=lookup,insert,delete,mixed:90/5/5,mixed:50/25/25,fork,iterate}"
 else
 	: "${KEYS:=32K}" "${OPS:=20000}" "${REPEAT:=5}"
-	: "${WORKLOADS:=lookup,insert,delete,mixed:90/5/5,fork}"
+	: "${WORKLOADS:=lookup,insert,delete,fork}"
 fi
 
 # ------------------------------------------------------------- helpers

@@ -22,7 +22,7 @@ PIDX_PROG=bench
 
 usage() {
 	cat <<'EOF'
-Usage: scripts/bench.sh [options]        (make bench [FULL=1])
+Usage: scripts/bench.sh [options]        (make bench [FULL=1 | REFERENCE=1])
 
 Builds pidx.ko, runs the benchmark sweep, writes OUT/results.csv and
 OUT/meta, and draws OUT/plots/*.png and *.svg.  Runs natively when this
@@ -49,18 +49,22 @@ interleaved repeats, in one `run`):
   --full              full sweep [FULL=1]: keys 1K,4K,32K,256K,1M, ops 100000,
                       every workload, the numa sweep, the user sweep's
                       batched lookups and other workloads
-  --quick             the quick sweep (the default; the reference) [FULL=0]:
-                      what the targets and the answer are judged on: the
-                      kernel sweep at 32K keys (lookup, insert, delete,
-                      mixed:90/5/5, fork), the user sweep's dependent
-                      lookups and forks at 32K and 1M keys, dense and aged,
-                      at 1 and 2 CPUs at 32K, and their lookups' visits;
-                      ops 20000, repeat 5.  --dry-run prints the estimate
+  --quick             the quick sweep (the default) [FULL=0]: what the
+                      targets and the answer are judged on: the kernel
+                      sweep at 32K keys (lookup, insert, delete, fork), the
+                      user sweep's dependent lookups and forks at 32K and
+                      1M keys, dense and aged, at 1 and 2 CPUs at 32K,
+                      cachegrind's lookups of the dense set at 32K; ops
+                      20000, repeat 5.  --dry-run prints the estimate
+  --reference         the reference's sweep [REFERENCE=1]: the quick one,
+                      and the kernel's mixed:90/5/5, the user sweep's
+                      lookups' node visits (the retired rbskip target's
+                      evidence) and cachegrind's lookups of the aged set
   --indexes LIST      comma list, "all" (module: all but null) or "auto"
                       (every compiled index, null included) [INDEXES=auto]
-  --workloads LIST    [WORKLOADS] default quick lookup,insert,delete,
-                      mixed:90/5/5,fork (the user sweep: lookup,fork);
-                      full also mixed:50/25/25,iterate
+  --workloads LIST    [WORKLOADS] default quick lookup,insert,delete,fork
+                      (the user sweep: lookup,fork); full also
+                      mixed:90/5/5,mixed:50/25/25,iterate
   --modes LIST        modes of the CPU sweep; the keys sweep uses the first
                       [MODES=ipi,kthread]
   --cpus LIST         CPU counts of the CPU sweep [CPUS]; default 1,2,4,...
@@ -152,7 +156,8 @@ Where:
                       at the keys sizes up to MAX only
                       [CG_WORKLOADS; quick lookup, full lookup,fork@32K]:
                       valgrind's fork storms at 1M are the sweep's slowest
-  --cg-shapes LIST    shapes of the cachegrind sweep [CG_SHAPES]; default
+  --cg-shapes LIST    shapes of the cachegrind sweep [CG_SHAPES]; quick
+                      dense (valgrind's aged prefill is its slowest), else
                       the sweep's (--shapes, else dense,aged)
   --cg-dists LIST     lookup dists of the cachegrind sweep [CG_DISTS];
                       default the sweep's (--dists)
@@ -223,6 +228,7 @@ CG_OPS=${CG_OPS:-20000}
 CG_INDEXES=${CG_INDEXES:-}
 CG_REPEAT=${CG_REPEAT:-1}
 CG_SHAPES=${CG_SHAPES:-}
+case ${REFERENCE:-0} in 1 | yes | true) REFERENCE=1 ;; *) REFERENCE=0 ;; esac
 CG_DISTS=${CG_DISTS:-}
 TRACES=${TRACES:-}
 case ${SYSTEM:-auto} in 1 | yes) SYSTEM=yes ;; 0 | no) SYSTEM=no ;; *) SYSTEM=auto ;; esac
@@ -266,6 +272,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--full) FULL=1 ;;
 	--quick) FULL=0 ;;
+	--reference) REFERENCE=1 ;;
 	--indexes | --workloads | --modes | --cpus | --keys | --cpu-sweep-keys | \
 		--ops | --repeat | --seed | --set | --visits | --keys-cpus | --pid-max | --shapes | --dists)
 		needarg "$@"
@@ -336,8 +343,15 @@ else
 	[ "$USER_KEYS" != auto ] || USER_KEYS=32K,1M
 	[ "$USER_DEPENDENT" != auto ] || USER_DEPENDENT=1
 	NUMA=${NUMA:-no}
-	[ -n "$VISITS_GIVEN" ] || { gargs+=(--visits no); uargs+=(--visits lookup); }
 	[ -n "$WL_GIVEN" ] || uargs+=(--workloads lookup,fork)
+	if [ "$REFERENCE" = 1 ]; then
+		[ -n "$VISITS_GIVEN" ] || { gargs+=(--visits no); uargs+=(--visits lookup); }
+		[ -n "$WL_GIVEN" ] || gargs+=(--workloads lookup,insert,delete,mixed:90/5/5,fork)
+		CG_SHAPES=${CG_SHAPES:-${SHAPES_GIVEN:-dense,aged}}
+	else
+		[ -n "$VISITS_GIVEN" ] || gargs+=(--visits no)
+		CG_SHAPES=${CG_SHAPES:-${SHAPES_GIVEN:-dense}}
+	fi
 fi
 [ -z "$USER_KEYS" ] || uargs+=(--keys "$USER_KEYS")
 [ -z "$USER_KEYS_CPUS" ] || uargs+=(--keys-cpus "$USER_KEYS_CPUS")
