@@ -57,6 +57,12 @@ def chosen(rep, wl):
 def _where(rep, sub, wl, ws):
     """'dependent lookups (user-native, aged keys, 1 CPU)'."""
     d = _settings(ws[0].key[2])
+    if wl == "lookup" and "dependent" not in d:
+        # a run of one setting does not tell its configurations apart by it
+        deps = {r.get("dependent") for r in rep.res.rows
+                if r["substrate"] == sub and r["wl"] == "lookup"}
+        if len(deps) == 1:
+            d["dependent"] = deps.pop()
     what = WORKLOAD_WORDS.get(wl, wl)
     if wl == "lookup" and d.get("dependent") == "1":
         what = "dependent lookups"
