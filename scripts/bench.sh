@@ -343,10 +343,10 @@ else
 	[ "$USER_KEYS" != auto ] || USER_KEYS=32K,1M
 	[ "$USER_DEPENDENT" != auto ] || USER_DEPENDENT=1
 	NUMA=${NUMA:-no}
-	[ -n "$WL_GIVEN" ] || uargs+=(--workloads lookup,fork)
+	[ -n "$WL_GIVEN" ] || uargs+=(--workloads "lookup,fork")
 	if [ "$REFERENCE" = 1 ]; then
 		[ -n "$VISITS_GIVEN" ] || { gargs+=(--visits no); uargs+=(--visits lookup); }
-		[ -n "$WL_GIVEN" ] || gargs+=(--workloads lookup,insert,delete,mixed:90/5/5,fork)
+		[ -n "$WL_GIVEN" ] || gargs+=(--workloads "lookup,insert,delete,mixed:90/5/5,fork")
 		CG_SHAPES=${CG_SHAPES:-${SHAPES_GIVEN:-dense,aged}}
 	else
 		[ -n "$VISITS_GIVEN" ] || gargs+=(--visits no)

@@ -663,7 +663,7 @@ bench_plumbing_test() {
 	# --user alone, natively: seconds
 	out=$WORK/bench-user
 	if "$REPO/scripts/bench.sh" --user --keys 1K --cpus 1,2 --cpu-sweep-keys 1K \
-		--workloads lookup,fork --ops 2000 --repeat 2 --visits no --cachegrind-sweep no \
+		--workloads lookup,fork --ops 2000 --repeat 2 --visits no --cachegrind-sweep no --dependent 0,1 \
 		--dists uniform,zipf:0.99 --levels 1,3 --traces "$REPO/results/traces/make-j2-user.trace.xz" \
 		--out "$out" >"$WORK/bench-user.log" 2>&1 &&
 		grep -qx 'env=user' "$out/meta" && grep -qx 'parts=user' "$out/meta" &&
@@ -674,8 +674,8 @@ bench_plumbing_test() {
 	else
 		fail "bench --user" "env=user, parts=user, only verified user rows, plots, saw: $(tail -n 3 "$WORK/bench-user.log" | tr '\n' ' ')"
 	fi
-	# the user sweep's lookups run batched and dependent by default, the
-	# other workloads batched only
+	# --dependent 0,1 (the full sweep's default): the lookups run batched and
+	# dependent, the other workloads batched only
 	n=$(csv_count "$out/results.csv" 'v("workload") == "lookup" && v("dependent") == 1')
 	if [ "$n" -gt 0 ] &&
 		[ "$n" = "$(csv_count "$out/results.csv" 'v("workload") == "lookup" && v("dependent") == 0')" ] &&

@@ -190,6 +190,11 @@ rt)
 	timed t_lockref_loop
 	timed t_cycles
 	;;
+# a storm past the bound: slow when it verified (skiplist), FAILED when it
+# did not (the broken idr)
+broken)
+	timed t_slow_verdict
+	;;
 matrix)
 	timed t_bad_input
 	timed t_cycles
