@@ -225,7 +225,7 @@ host_tests() {
 	done
 	for f in "$REPO"/scripts/plot.py "$REPO"/scripts/report.py "$REPO"/scripts/pidxreport/*.py "$REPO"/scripts/pidxplot/*.py \
 		"$REPO"/scripts/check-trace.py "$REPO"/scripts/system-rows.py "$REPO"/tests/test_report.py \
-		"$REPO"/tests/test_report_slow.py "$REPO"/tests/test_system_report.py; do
+		"$REPO"/tests/test_report_slow.py "$REPO"/tests/test_system_report.py "$REPO"/tests/reportkit.py; do
 		if out=$(pyflakes3 "$f" 2>&1); then
 			pass "pyflakes3 ${f#"$REPO"/}"
 		else

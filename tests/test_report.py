@@ -17,31 +17,16 @@ sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
 from pidxreport import answer, stats, targets as tg  # noqa: E402
 from pidxreport.data import Results  # noqa: E402
 from pidxreport.render import Report  # noqa: E402
+from reportkit import check  # noqa: E402
+import reportkit  # noqa: E402
 
 HEADER = ("run,index,workload,mode,mix,cpus,ncpus,keys,ops,pid_max,seed,"
           "repeat,ns_per_op,mops,bytes_per_key,verified,extra,trace_visits,"
           "pmu,cache_misses_per_op,node,substrate")
-failed = 0
-
-
-def check(name, ok, why):
-    global failed
-    if ok:
-        print(f"PASS {name}")
-    else:
-        failed += 1
-        print(f"FAIL {name}: {why}")
 
 
 def run_dir(rows, meta="env=vm\naccel=tcg\n", header=HEADER):
-    d = tempfile.mkdtemp(prefix="pidx-report-test.")
-    with open(os.path.join(d, "results.csv"), "w") as f:
-        f.write(header + "\n")
-        for r in rows:
-            f.write(",".join(str(x) for x in r) + "\n")
-    with open(os.path.join(d, "meta"), "w") as f:
-        f.write(meta)
-    return d
+    return reportkit.run_dir(rows, header, meta)
 
 
 def row(run, index, wl, ncpus, keys, rep, ns, mops=1.0, sub="user",
@@ -288,8 +273,8 @@ def main():
     traffic_checks()
     evidence_checks()
     glossary_checks()
-    print(f"test_report.py: {failed} failed")
-    return 1 if failed else 0
+    print(f"test_report.py: {reportkit.failed} failed")
+    return 1 if reportkit.failed else 0
 
 
 def winner_checks():

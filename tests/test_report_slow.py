@@ -13,7 +13,6 @@ import contextlib
 import io
 import os
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
@@ -21,6 +20,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
 from pidxplot.rows import Run  # noqa: E402
 from pidxreport.data import SLOW_REASON, Results  # noqa: E402
 from pidxreport.render import Report  # noqa: E402
+from reportkit import check  # noqa: E402
+import reportkit  # noqa: E402
 
 HEADER = ("run,index,workload,mode,mix,cpus,ncpus,keys,ops,pid_max,seed,"
           "repeat,ns_per_op,mops,p50_ns,p99_ns,bytes_per_key,verified,extra,"
@@ -28,27 +29,6 @@ HEADER = ("run,index,workload,mode,mix,cpus,ncpus,keys,ops,pid_max,seed,"
           "levels")
 KBATCH = "CPU 10 took 5041 ms over one kthread batch (bound 5000 ms)"
 IPI = "CPU 1 kept interrupts off 5552 ms in one ipi round (bound 5000 ms)"
-failed = 0
-
-
-def check(name, ok, why):
-    global failed
-    if ok:
-        print(f"PASS {name}")
-    else:
-        failed += 1
-        print(f"FAIL {name}: {why}")
-
-
-def run_dir(rows):
-    d = tempfile.mkdtemp(prefix="pidx-report-slow.")
-    with open(os.path.join(d, "results.csv"), "w") as f:
-        f.write(HEADER + "\n")
-        for r in rows:
-            f.write(",".join(str(x) for x in r) + "\n")
-    with open(os.path.join(d, "meta"), "w") as f:
-        f.write("env=vm\naccel=tcg\n")
-    return d
 
 
 def row(index, rep, ns, verified="yes", extra="n/a", wl="fork", mode="kthread",
@@ -72,7 +52,7 @@ def main():
                     levels=1))
     # a wrong result stays FAILED, slow or not
     rows.append(row("rbskip", 0, 90.0, "FAILED", f"slow={KBATCH}"))
-    res = Results(run_dir(rows))
+    res = Results(reportkit.run_dir(rows, HEADER))
 
     check("slow rows are left out with a reason of their own",
           res.left_out.get(SLOW_REASON) == 2 and
@@ -113,7 +93,7 @@ def main():
           in err.getvalue(),
           f"2 slow left out with a warning, saw {run.slow}, "
           f"'{err.getvalue().strip()}'")
-    return 1 if failed else 0
+    return 1 if reportkit.failed else 0
 
 
 if __name__ == "__main__":

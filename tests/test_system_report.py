@@ -19,17 +19,9 @@ sys.path.insert(0, SCRIPTS)
 # pylint: disable=wrong-import-position
 from pidxreport.sysrows import Records  # noqa: E402
 from pidxreport.system import SystemView  # noqa: E402
+from reportkit import check  # noqa: E402
+import reportkit  # noqa: E402
 
-failed = 0
-
-
-def check(name, ok, why):
-    global failed
-    if ok:
-        print(f"PASS {name}")
-    else:
-        failed += 1
-        print(f"FAIL {name}: {why}")
 
 
 def sysline(kind, wl, rate, arg=None, procs=1, stats=None, extra=""):
@@ -292,8 +284,8 @@ def main():
     check("report.py: a system-only directory gets a report of its System "
           "view", r.returncode == 0 and "## System view" in text and
           "system-tcg" in text, f"exit {r.returncode}: {r.stderr[-300:]}")
-    print(f"{failed} failed")
-    return 1 if failed else 0
+    print(f"{reportkit.failed} failed")
+    return 1 if reportkit.failed else 0
 
 
 if __name__ == "__main__":
