@@ -170,6 +170,15 @@ def fmt_keys(k):
     return str(k)
 
 
+def row_substrate(row, ksub):
+    """The substrate a results.csv row was measured on: pidx-user's rows
+    user-native or cachegrind, the module's @ksub (kernel_substrate())."""
+    if (row.get("substrate") or "kernel") == "user":
+        return "cachegrind" if row.get("pmu") == "cachegrind" \
+            else "user-native"
+    return ksub
+
+
 class Results:
     """The rows of one results directory that make a fair comparison.
 
@@ -223,16 +232,10 @@ class Results:
                 self._add(row, ksub)
 
     def _add(self, row, ksub):
-        sub = row.get("substrate") or "kernel"
-        if sub.startswith("system-"):
+        if (row.get("substrate") or "").startswith("system-"):
             self.system_rows.append(row)
             return
-        if sub == "user":
-            sub = "cachegrind" if row.get("pmu") == "cachegrind" \
-                else "user-native"
-        else:
-            sub = ksub
-        row["substrate"] = sub
+        row["substrate"] = row_substrate(row, ksub)
         # rows from before the shape setting are of the dense shape
         row["shape"] = row.get("shape") or "dense"
         # and from before the dist setting drew their lookups uniformly

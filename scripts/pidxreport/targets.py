@@ -46,7 +46,8 @@ import csv
 import os
 
 from .data import (MEASURED, SUBSTRATE_TEXT, ReportError, fmt_keys,
-                   kernel_substrate, number, rejoin_extra, workload_label)
+                   kernel_substrate, number, rejoin_extra, row_substrate,
+                   workload_label)
 from .stats import Interval
 
 # every index built on a skip list's levels: the family a skip-family
@@ -308,19 +309,13 @@ def traced_rows(res):
                     r.get("node", "any") not in ("any", "") or \
                     r.get("substrate", "").startswith("system-"):
                 continue
-            sub = r.get("substrate") or "kernel"
-            if sub == "user":
-                sub = "cachegrind" if r.get("pmu") == "cachegrind" \
-                    else "user-native"
-            else:
-                sub = ksub
-            r["substrate"] = sub
+            r["substrate"] = row_substrate(r, ksub)
             r["shape"] = r.get("shape") or "dense"
             r["wl"] = workload_label(r)
             for c in ("keys", "ncpus"):
                 r[c] = number(r.get(c)) or 0
             r["settings"] = tuple(sorted((c, r.get(c, "")) for c in cols) +
-                                  [("substrate", sub), ("wl", r["wl"])])
+                                  [("substrate", r["substrate"]), ("wl", r["wl"])])
             out.append(r)
     return out
 
